@@ -1,0 +1,326 @@
+package catalog
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Limits the lint keeps descriptions to, so that hosts show them whole.
+const (
+	MaxToolName        = 64
+	MaxToolDescription = 600
+	MinToolDescription = 20
+	CommitSuffix       = "_commit"
+)
+
+var (
+	toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	templVarRE = regexp.MustCompile(`\{[a-z_]+\}`)
+)
+
+var scalarTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true}
+
+// Lint applies the catalog's rules (SPEC §3) to a merged catalog.
+func Lint(c *Catalog) Problems {
+	var ps Problems
+	add := func(p Pos, format string, args ...any) {
+		ps = append(ps, Problem{p, fmt.Sprintf(format, args...)})
+	}
+	if c.Server == nil {
+		add(Pos{firstFile(c), 1}, "no server section: one catalog file must declare server (name, title, instructions)")
+	}
+
+	scopes := map[string]*Scope{}
+	for _, s := range c.Scopes {
+		if prev, ok := scopes[s.Name]; ok {
+			add(s.Pos, "scope %q is declared twice (also at %s)", s.Name, prev.Pos)
+			continue
+		}
+		scopes[s.Name] = s
+	}
+
+	types := map[string]*Type{}
+	for _, t := range c.Types {
+		if prev, ok := types[t.Name]; ok {
+			add(t.Pos, "type %s is declared twice (also at %s)", t.Name, prev.Pos)
+			continue
+		}
+		types[t.Name] = t
+	}
+
+	names := map[string]Pos{}
+	claim := func(name string, p Pos) {
+		if prev, ok := names[name]; ok {
+			add(p, "tool name %q is used twice (also at %s)", name, prev)
+			return
+		}
+		names[name] = p
+	}
+	used := map[string]bool{}
+	for _, t := range c.Tools {
+		lintTool(t, scopes, types, add)
+		claim(t.Name, t.Pos)
+		if t.PrepareCommit {
+			claim(t.Name+CommitSuffix, t.Pos)
+		}
+		markUsed(t.Output, types, used)
+	}
+
+	for _, t := range c.Types {
+		if reservedTypeName(t.Name) {
+			add(t.Pos, "type name %s is kept for the generated package (Handlers, *Spec, *Args); choose another", t.Name)
+		}
+		lintType(t, types, add)
+		if !used[t.Name] {
+			add(t.Pos, "type %s is not the output of any tool nor used by one; remove it or use it", t.Name)
+		}
+	}
+	for _, t := range c.Types {
+		if cyc := cycle(t.Name, types, nil); cyc != nil {
+			add(t.Pos, "type %s contains itself (%s); result types must be finite trees", t.Name, strings.Join(cyc, " → "))
+		}
+	}
+
+	rnames := map[string]Pos{}
+	for _, r := range c.Resources {
+		if prev, ok := rnames[r.Name]; ok {
+			add(r.Pos, "resource %q is declared twice (also at %s)", r.Name, prev)
+		}
+		rnames[r.Name] = r.Pos
+		if scopes[r.Scope] == nil {
+			add(r.Pos, "resource %s uses scope %q, which is not declared in scopes", r.Name, r.Scope)
+		}
+		if !templVarRE.MatchString(r.URITemplate) {
+			add(r.Pos, "resource %s: uri_template %q has no {variable}", r.Name, r.URITemplate)
+		}
+	}
+	return ps
+}
+
+func firstFile(c *Catalog) string {
+	if len(c.Files) > 0 {
+		return c.Files[0]
+	}
+	return "catalog"
+}
+
+func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add func(Pos, string, ...any)) {
+	p := t.Pos
+	if !toolNameRE.MatchString(t.Name) {
+		add(p, "tool name %q must be snake_case: lower-case letters and digits joined by single underscores", t.Name)
+	}
+	limit := MaxToolName
+	if t.PrepareCommit {
+		limit -= len(CommitSuffix)
+	}
+	if len(t.Name) > limit {
+		add(p, "tool name %q is longer than %d characters", t.Name, limit)
+	}
+	if strings.HasSuffix(t.Name, CommitSuffix) {
+		add(p, "tool name %q ends in %s, which is kept for the commit half of a prepare_commit pair", t.Name, CommitSuffix)
+	}
+	if scopes[t.Scope] == nil {
+		add(p, "tool %s uses scope %q, which is not declared in scopes", t.Name, t.Scope)
+	}
+	d := strings.TrimSpace(t.Description)
+	switch {
+	case len(d) < MinToolDescription:
+		add(p, "tool %s: description is missing or shorter than %d characters", t.Name, MinToolDescription)
+	case len(d) > MaxToolDescription:
+		add(p, "tool %s: description is %d characters; keep it under %d and move the rest to the docs", t.Name, len(d), MaxToolDescription)
+	}
+	a := t.Annotations
+	isSync := strings.HasSuffix(t.Name, "_sync")
+	if a.ReadOnly && t.Effect != "none" && !(isSync && t.Effect == "local_write") {
+		add(p, "tool %s is read_only but its effect is %s; read-only tools have effect none (only a *_sync tool may be read_only with local_write)", t.Name, t.Effect)
+	}
+	if t.Effect == "none" && !a.ReadOnly {
+		add(p, "tool %s has effect none but is not read_only; mark it read_only: true", t.Name)
+	}
+	if a.ReadOnly && a.Destructive {
+		add(p, "tool %s is both read_only and destructive", t.Name)
+	}
+	if (t.Effect == "delete" || t.Effect == "send") && !a.Destructive {
+		add(p, "tool %s has effect %s, which cannot be undone; mark it destructive: true", t.Name, t.Effect)
+	}
+	switch t.Effect {
+	case "send", "remote_write", "delete":
+		if !t.PrepareCommit {
+			add(p, "tool %s has effect %s and must be a prepare_commit pair (prepare_commit: true)", t.Name, t.Effect)
+		}
+	case "none":
+		if t.PrepareCommit {
+			add(p, "tool %s has effect none; there is nothing to commit, remove prepare_commit", t.Name)
+		}
+		if t.DryRun {
+			add(p, "tool %s has effect none; dry_run only makes sense for a tool that changes something", t.Name)
+		}
+	}
+	if types[t.Output] == nil {
+		add(p, "tool %s: output type %s is not declared in types", t.Name, t.Output)
+	}
+	seen := map[string]bool{}
+	for _, prm := range t.Input {
+		if seen[prm.Name] {
+			add(prm.Pos, "tool %s: argument %q is declared twice", t.Name, prm.Name)
+		}
+		seen[prm.Name] = true
+		lintParam(t, prm, add)
+	}
+	if t.DryRun && seen["dry_run"] {
+		add(p, "tool %s: dry_run: true adds the dry_run argument itself; do not declare it in input", t.Name)
+	}
+}
+
+func lintParam(t *Tool, prm *Param, add func(Pos, string, ...any)) {
+	p := prm.Pos
+	where := fmt.Sprintf("tool %s, argument %s", t.Name, prm.Name)
+	isNum := prm.Type == "integer" || prm.Type == "number"
+	if (prm.Minimum != nil || prm.Maximum != nil) && !isNum {
+		add(p, "%s: minimum/maximum only apply to integer or number", where)
+	}
+	if prm.Minimum != nil && prm.Maximum != nil && *prm.Minimum > *prm.Maximum {
+		add(p, "%s: minimum is above maximum", where)
+	}
+	if (prm.MinLength != nil || prm.MaxLength != nil || prm.Pattern != "") && prm.Type != "string" {
+		add(p, "%s: min_length, max_length and pattern only apply to string", where)
+	}
+	if prm.Pattern != "" {
+		if _, err := regexp.Compile(prm.Pattern); err != nil {
+			add(p, "%s: pattern does not compile: %v", where, err)
+		}
+	}
+	if prm.Type == "array" {
+		if prm.Items == nil {
+			add(p, "%s: an array needs items: {type: …}", where)
+		}
+	} else if prm.Items != nil || prm.MaxItems != nil {
+		add(p, "%s: items and max_items only apply to array", where)
+	}
+	if prm.Required && prm.Default != nil {
+		add(p, "%s: a required argument cannot have a default", where)
+	}
+	for _, e := range prm.Enum {
+		if err := checkValue(prm, e); err != "" {
+			add(p, "%s: enum value %v %s", where, e, err)
+		}
+	}
+	if prm.Default != nil {
+		if err := checkValue(prm, prm.Default); err != "" {
+			add(p, "%s: default %v %s", where, prm.Default, err)
+		}
+	}
+}
+
+// checkValue says what is wrong with v as a value of prm, or "".
+func checkValue(prm *Param, v any) string {
+	switch prm.Type {
+	case "string":
+		s, ok := v.(string)
+		if !ok {
+			return "is not a string"
+		}
+		if prm.Pattern != "" {
+			if re, err := regexp.Compile(prm.Pattern); err == nil && !re.MatchString(s) {
+				return "does not match the pattern"
+			}
+		}
+		if prm.MaxLength != nil && len([]rune(s)) > *prm.MaxLength {
+			return "is longer than max_length"
+		}
+		if prm.MinLength != nil && len([]rune(s)) < *prm.MinLength {
+			return "is shorter than min_length"
+		}
+	case "integer", "number":
+		var f float64
+		switch n := v.(type) {
+		case int:
+			f = float64(n)
+		case int64:
+			f = float64(n)
+		case uint64:
+			f = float64(n)
+		case float64:
+			if prm.Type == "integer" && n != float64(int64(n)) {
+				return "is not an integer"
+			}
+			f = n
+		default:
+			return "is not a number"
+		}
+		if prm.Minimum != nil && f < *prm.Minimum {
+			return "is below minimum"
+		}
+		if prm.Maximum != nil && f > *prm.Maximum {
+			return "is above maximum"
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return "is not a boolean"
+		}
+	case "array":
+		if _, ok := v.([]any); !ok {
+			return "is not a list"
+		}
+		return ""
+	}
+	if len(prm.Enum) > 0 && v != nil {
+		found := false
+		for _, e := range prm.Enum {
+			if fmt.Sprint(e) == fmt.Sprint(v) {
+				found = true
+			}
+		}
+		if !found {
+			return "is not one of enum"
+		}
+	}
+	return ""
+}
+
+func lintType(t *Type, types map[string]*Type, add func(Pos, string, ...any)) {
+	seen := map[string]bool{}
+	for _, f := range t.Fields {
+		if seen[f.Name] {
+			add(f.Pos, "type %s: field %q is declared twice", t.Name, f.Name)
+		}
+		seen[f.Name] = true
+		if !scalarTypes[f.Type] && types[f.Type] == nil {
+			add(f.Pos, "type %s, field %s: type %s is neither a scalar nor declared in types", t.Name, f.Name, f.Type)
+		}
+		if len(f.Enum) > 0 && f.Type != "string" {
+			add(f.Pos, "type %s, field %s: enum only applies to string fields", t.Name, f.Name)
+		}
+	}
+}
+
+func markUsed(name string, types map[string]*Type, used map[string]bool) {
+	t := types[name]
+	if t == nil || used[name] {
+		return
+	}
+	used[name] = true
+	for _, f := range t.Fields {
+		markUsed(f.Type, types, used)
+	}
+}
+
+func cycle(name string, types map[string]*Type, stack []string) []string {
+	for _, s := range stack {
+		if s == name {
+			return append(stack, name)
+		}
+	}
+	t := types[name]
+	if t == nil {
+		return nil
+	}
+	stack = append(stack, name)
+	for _, f := range t.Fields {
+		if c := cycle(f.Type, types, stack); c != nil {
+			return c
+		}
+	}
+	return nil
+}
