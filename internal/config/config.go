@@ -1,0 +1,153 @@
+// Package config reads postern's configuration file (TOML) and the XDG paths
+// of its data and state. It never holds or prints a password: an account keeps
+// only the command that prints one, and only sync runs it.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the configuration file.
+type Config struct {
+	MCP      MCP       `toml:"mcp"`
+	Accounts []Account `toml:"accounts"`
+}
+
+// MCP holds the server's settings.
+type MCP struct {
+	// Scopes granted when postern mcp is started without --scopes.
+	Scopes []string `toml:"scopes"`
+}
+
+// Account is one mail account.
+type Account struct {
+	Name        string `toml:"name"`
+	Kind        string `toml:"kind"` // imap or maildir
+	Server      string `toml:"server,omitempty"`
+	User        string `toml:"user,omitempty"`
+	PasswordCmd string `toml:"password_cmd,omitempty"`
+	TLS         string `toml:"tls,omitempty"`
+	Path        string `toml:"path,omitempty"`
+}
+
+// DefaultPath is $XDG_CONFIG_HOME/postern/config.toml (~/.config when unset).
+func DefaultPath() string {
+	return filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "postern", "config.toml")
+}
+
+// DataDir is $XDG_DATA_HOME/postern.
+func DataDir() string { return filepath.Join(xdg("XDG_DATA_HOME", ".local/share"), "postern") }
+
+// StateDir is $XDG_STATE_HOME/postern.
+func StateDir() string { return filepath.Join(xdg("XDG_STATE_HOME", ".local/state"), "postern") }
+
+func xdg(env, fallback string) string {
+	if v := os.Getenv(env); v != "" && filepath.IsAbs(v) {
+		return v
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = os.TempDir()
+	}
+	return filepath.Join(home, filepath.FromSlash(fallback))
+}
+
+// Load reads the file at path. A missing file is an empty configuration; a
+// file that cannot be read or parsed is an error that says where.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the configuration %s: %w", path, err)
+	}
+	var c Config
+	md, err := toml.Decode(string(data), &c)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return nil, fmt.Errorf("the configuration %s cannot be parsed at line %d: %s; fix the file and try again", path, perr.Position.Line, perr.Message)
+		}
+		return nil, fmt.Errorf("the configuration %s cannot be read: %v; fix the file and try again", path, err)
+	}
+	if undec := md.Undecoded(); len(undec) > 0 {
+		keys := make([]string, len(undec))
+		for i, k := range undec {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return nil, fmt.Errorf("the configuration %s has unknown keys (%s); remove or correct them", path, strings.Join(keys, ", "))
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("the configuration %s: %w", path, err)
+	}
+	return &c, nil
+}
+
+func (c *Config) check() error {
+	seen := map[string]bool{}
+	for i, a := range c.Accounts {
+		if a.Name == "" {
+			return fmt.Errorf("account %d has no name", i+1)
+		}
+		if seen[a.Name] {
+			return fmt.Errorf("account %q is declared twice", a.Name)
+		}
+		seen[a.Name] = true
+		switch a.Kind {
+		case "imap", "maildir":
+		default:
+			return fmt.Errorf("account %q has kind %q; use imap or maildir", a.Name, a.Kind)
+		}
+	}
+	return nil
+}
+
+// Watcher re-reads a configuration file when it changes, so that a server
+// running for a day sees today's settings.
+type Watcher struct {
+	path string
+
+	mu      sync.Mutex
+	modTime time.Time
+	size    int64
+	exists  bool
+	loaded  bool
+	cfg     *Config
+	err     error
+}
+
+// NewWatcher watches path.
+func NewWatcher(path string) *Watcher { return &Watcher{path: path} }
+
+// Path is the watched file.
+func (w *Watcher) Path() string { return w.path }
+
+// Get returns the current configuration, re-reading the file if it changed.
+// When the file cannot be read, the error says why; the configuration is then nil.
+func (w *Watcher) Get() (*Config, error) {
+	st, statErr := os.Stat(w.path)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	exists := statErr == nil
+	if w.loaded && exists == w.exists && (!exists || (st.ModTime().Equal(w.modTime) && st.Size() == w.size)) {
+		return w.cfg, w.err
+	}
+	w.cfg, w.err = Load(w.path)
+	w.loaded, w.exists = true, exists
+	if exists {
+		w.modTime, w.size = st.ModTime(), st.Size()
+	}
+	return w.cfg, w.err
+}

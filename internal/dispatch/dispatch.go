@@ -1,0 +1,347 @@
+// Package dispatch owns tool calls: it looks a tool up in the generated
+// registry, refuses it outside the granted scopes, validates its arguments
+// against the generated JSON Schema, runs the handler and renders the result.
+// It never runs a handler on arguments that failed validation.
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/postern-mcp/postern/generated"
+)
+
+// CallInfo describes the connection a call comes from; handlers read it from the context.
+type CallInfo struct {
+	Era             string // "legacy", "modern" or "cli"
+	ProtocolVersion string
+	ClientName      string
+	Scopes          []string // granted, sorted
+	ToolCount       int      // tools these scopes allow
+}
+
+type ctxKey struct{}
+
+// WithInfo returns ctx carrying info.
+func WithInfo(ctx context.Context, info CallInfo) context.Context {
+	return context.WithValue(ctx, ctxKey{}, info)
+}
+
+// InfoFrom returns the CallInfo of ctx.
+func InfoFrom(ctx context.Context) CallInfo {
+	info, _ := ctx.Value(ctxKey{}).(CallInfo)
+	return info
+}
+
+// Grant is a set of granted scopes.
+type Grant map[string]bool
+
+// ParseGrant reads a comma-separated scope list, refusing unknown names.
+func ParseGrant(list string) (Grant, error) {
+	g := Grant{}
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !KnownScope(s) {
+			return nil, fmt.Errorf("unknown scope %q; known scopes are %s", s, strings.Join(ScopeNames(), ", "))
+		}
+		g[s] = true
+	}
+	return g, nil
+}
+
+// DefaultGrant is the scopes marked default in the catalog.
+func DefaultGrant() Grant {
+	g := Grant{}
+	for _, s := range generated.Scopes {
+		if s.Default {
+			g[s.Name] = true
+		}
+	}
+	return g
+}
+
+// KnownScope reports whether name is a catalog scope.
+func KnownScope(name string) bool {
+	for _, s := range generated.Scopes {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ScopeNames lists the catalog's scopes in catalog order.
+func ScopeNames() []string {
+	out := make([]string, len(generated.Scopes))
+	for i, s := range generated.Scopes {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Sorted returns the granted scopes, sorted.
+func (g Grant) Sorted() []string {
+	out := make([]string, 0, len(g))
+	for s := range g {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Tool is a registry entry with its schemas.
+type Tool struct {
+	Spec     *generated.ToolSpec
+	Input    json.RawMessage // the input schema, as served
+	Output   json.RawMessage // the output schema, as served
+	accepted []string
+
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+// Registry is the set of tools the server can run.
+type Registry struct {
+	tools    []*Tool
+	byName   map[string]*Tool
+	handlers generated.Handlers
+}
+
+// New builds the registry over h, reading the embedded schemas.
+func New(h generated.Handlers) (*Registry, error) {
+	r := &Registry{byName: map[string]*Tool{}, handlers: h}
+	for i := range generated.Tools {
+		spec := &generated.Tools[i]
+		in, err := generated.Files.ReadFile(spec.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("the input schema of %s is missing from the binary; run go generate ./... and rebuild", spec.Name)
+		}
+		out, err := generated.Files.ReadFile(spec.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("the output schema of %s is missing from the binary; run go generate ./... and rebuild", spec.Name)
+		}
+		t := &Tool{Spec: spec, Input: compact(in), Output: compact(out)}
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(in, &s); err != nil {
+			return nil, fmt.Errorf("the input schema of %s is not valid JSON: %w", spec.Name, err)
+		}
+		for k := range s.Properties {
+			t.accepted = append(t.accepted, k)
+		}
+		sort.Strings(t.accepted)
+		r.tools = append(r.tools, t)
+		r.byName[spec.Name] = t
+	}
+	return r, nil
+}
+
+func compact(b []byte) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+// All returns every tool, in catalog order.
+func (r *Registry) All() []*Tool { return r.tools }
+
+// Lookup returns the tool named name, or nil.
+func (r *Registry) Lookup(name string) *Tool { return r.byName[name] }
+
+// Allowed returns the tools g allows, in catalog order.
+func (r *Registry) Allowed(g Grant) []*Tool {
+	out := make([]*Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		if g[t.Spec.Scope] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Accepted lists the argument names a tool takes, sorted.
+func (t *Tool) Accepted() []string { return t.accepted }
+
+func (t *Tool) compiled() (*jsonschema.Schema, error) {
+	t.once.Do(func() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(t.Input))
+		if err != nil {
+			t.err = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		url := "postern:///" + t.Spec.InputSchema
+		if err = c.AddResource(url, doc); err != nil {
+			t.err = err
+			return
+		}
+		t.schema, t.err = c.Compile(url)
+	})
+	return t.schema, t.err
+}
+
+// ErrUnknownTool is returned by Call for a name not in the registry.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Result is a rendered tool result.
+type Result struct {
+	Text       string
+	Structured json.RawMessage // nil on error
+	IsError    bool
+}
+
+// Errorf makes an error result.
+func errorResult(format string, args ...any) *Result {
+	return &Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Call runs tool name with raw arguments (nil or a JSON object) under grant g.
+func (r *Registry) Call(ctx context.Context, name string, raw json.RawMessage, g Grant) (*Result, error) {
+	t := r.byName[name]
+	if t == nil {
+		return nil, ErrUnknownTool
+	}
+	if !g[t.Spec.Scope] {
+		return errorResult("The tool %s needs the scope %q, which this connection was not granted; ask the person to grant it (postern mcp --scopes …,%s) if they want you to use it.", name, t.Spec.Scope, t.Spec.Scope), nil
+	}
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		raw = json.RawMessage("{}")
+	}
+	if res := t.validate(raw); res != nil {
+		return res, nil
+	}
+	return r.run(ctx, t, raw), nil
+}
+
+func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			debugStack(t.Spec.Name, p)
+			res = errorResult("The tool %s failed unexpectedly and did nothing more; the error is logged on postern's standard error. Try again, or report it if it keeps failing.", t.Spec.Name)
+		}
+	}()
+	out, err := t.Spec.Call(ctx, r.handlers, raw)
+	if err != nil {
+		return &Result{Text: sentence(err.Error()), IsError: true}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return errorResult("The result of %s could not be encoded: %v.", t.Spec.Name, err)
+	}
+	return &Result{Text: Render(b), Structured: b}
+}
+
+// debugStack is replaced in tests; it writes a panic to standard error.
+var debugStack = func(tool string, p any) {
+	fmt.Fprintf(stderr, "postern: tool %s panicked: %v\n%s", tool, p, debug.Stack())
+}
+
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "The tool failed without saying why."
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+var printer = message.NewPrinter(language.English)
+
+// validate returns an error result when raw does not satisfy the tool's input schema.
+func (t *Tool) validate(raw json.RawMessage) *Result {
+	name := t.Spec.Name
+	if raw[0] != '{' {
+		return errorResult("The arguments of %s must be a JSON object; it takes %s.", name, t.takes())
+	}
+	sch, err := t.compiled()
+	if err != nil {
+		return errorResult("The schema of %s could not be compiled (%v); this is a bug in postern.", name, err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return errorResult("The arguments of %s are not valid JSON: %v.", name, err)
+	}
+	err = sch.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var verr *jsonschema.ValidationError
+	if !errors.As(err, &verr) {
+		return errorResult("The arguments of %s could not be checked: %v.", name, err)
+	}
+	var msgs []string
+	for _, leaf := range leaves(verr) {
+		msgs = append(msgs, t.describe(leaf))
+	}
+	sort.Strings(msgs)
+	msgs = uniq(msgs)
+	return errorResult("Invalid arguments for %s: %s. Fix them and call again.", name, strings.Join(msgs, "; "))
+}
+
+func (t *Tool) takes() string {
+	if len(t.accepted) == 0 {
+		return "no arguments"
+	}
+	return "only " + strings.Join(t.accepted, ", ")
+}
+
+func (t *Tool) describe(e *jsonschema.ValidationError) string {
+	path := "/" + strings.Join(e.InstanceLocation, "/")
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		names := make([]string, len(k.Properties))
+		for i, p := range k.Properties {
+			names[i] = fmt.Sprintf("%q", p)
+		}
+		if len(e.InstanceLocation) == 0 {
+			return fmt.Sprintf("unknown argument %s; %s takes %s", strings.Join(names, ", "), t.Spec.Name, t.takes())
+		}
+		return fmt.Sprintf("at %s: unknown field %s", path, strings.Join(names, ", "))
+	case *kind.Required:
+		return fmt.Sprintf("missing required argument %q", k.Missing[0])
+	}
+	return fmt.Sprintf("at %s: %s", path, e.ErrorKind.LocalizedString(printer))
+}
+
+func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+func uniq(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,180 @@
+// Package tools implements the catalog's tools (the generated Handlers
+// interface) and the resources the server offers. It reads configuration and,
+// later, the store; it never returns an account's secret or how it is obtained.
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/mcp"
+)
+
+// Service implements generated.Handlers.
+type Service struct {
+	Version string
+	Config  *config.Watcher
+	// Only, when not empty, is the set of account names this connection may see
+	// (postern mcp --account); every other account is hidden from every tool.
+	Only []string
+}
+
+var _ generated.Handlers = (*Service)(nil)
+
+// visible returns the configured accounts this connection may see.
+func (s *Service) visible() ([]config.Account, error) {
+	cfg, err := s.Config.Get()
+	if err != nil {
+		return nil, err
+	}
+	var out []config.Account
+	for _, a := range cfg.Accounts {
+		if s.allowed(a.Name) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) allowed(name string) bool {
+	if len(s.Only) == 0 {
+		return true
+	}
+	for _, n := range s.Only {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Status implements the status tool.
+func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generated.StatusResult, error) {
+	info := dispatch.InfoFrom(ctx)
+	res := &generated.StatusResult{
+		Version:         s.Version,
+		ProtocolEra:     info.Era,
+		ProtocolVersion: info.ProtocolVersion,
+		Client:          info.ClientName,
+		GrantedScopes:   append([]string{}, info.Scopes...),
+		ToolCount:       info.ToolCount,
+		ConfigPath:      s.Config.Path(),
+		Accounts:        []generated.AccountStatus{},
+	}
+	accts, err := s.visible()
+	if err != nil {
+		res.ConfigError = err.Error()
+		return res, nil
+	}
+	for _, a := range accts {
+		res.Accounts = append(res.Accounts, generated.AccountStatus{Name: a.Name, Kind: a.Kind})
+	}
+	return res, nil
+}
+
+// Accounts implements the accounts tool.
+func (s *Service) Accounts(_ context.Context, _ *generated.AccountsArgs) (*generated.AccountsResult, error) {
+	accts, err := s.visible()
+	if err != nil {
+		return nil, fmt.Errorf("%w (the accounts cannot be listed until the person fixes it)", err)
+	}
+	res := &generated.AccountsResult{Accounts: []generated.Account{}}
+	for _, a := range accts {
+		res.Accounts = append(res.Accounts, generated.Account{
+			Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path,
+		})
+	}
+	return res, nil
+}
+
+// Docs implements the docs tool.
+func (s *Service) Docs(_ context.Context, a *generated.DocsArgs) (*generated.DocsResult, error) {
+	if a.Page == nil || *a.Page == "" {
+		res := &generated.DocsResult{}
+		for _, p := range generated.DocPages {
+			res.Pages = append(res.Pages, generated.DocPage{Name: p.Name, Title: p.Title})
+		}
+		return res, nil
+	}
+	p, text, ok := page(*a.Page)
+	if !ok {
+		return nil, fmt.Errorf("there is no page %q; the pages are %s", *a.Page, pageNames())
+	}
+	return &generated.DocsResult{Page: p.Name, Title: p.Title, Text: text}, nil
+}
+
+func page(name string) (generated.DocPageSpec, string, bool) {
+	for _, p := range generated.DocPages {
+		if p.Name == name {
+			b, err := generated.Files.ReadFile("docs/" + name + ".md")
+			if err != nil {
+				return p, "", false
+			}
+			text := string(b)
+			// Drop the generated-file marker: it is for editors, not readers.
+			if strings.HasPrefix(text, "<!--") {
+				if i := strings.Index(text, "-->"); i >= 0 {
+					text = strings.TrimLeft(text[i+3:], "\n")
+				}
+			}
+			return p, text, true
+		}
+	}
+	return generated.DocPageSpec{}, "", false
+}
+
+func pageNames() string {
+	names := make([]string, len(generated.DocPages))
+	for i, p := range generated.DocPages {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// docsResource is the catalog's docs resource template.
+func docsResource() (generated.ResourceSpec, bool) {
+	for _, r := range generated.Resources {
+		if r.Name == "docs" {
+			return r, true
+		}
+	}
+	return generated.ResourceSpec{}, false
+}
+
+// List implements mcp.Resources: every docs page.
+func (s *Service) List(g dispatch.Grant) []mcp.Resource {
+	r, ok := docsResource()
+	if !ok || !g[r.Scope] {
+		return nil
+	}
+	var out []mcp.Resource
+	for _, p := range generated.DocPages {
+		out = append(out, mcp.Resource{
+			URI: strings.Replace(r.URITemplate, "{page}", p.Name, 1), Name: p.Name,
+			Title: p.Title, Description: r.Description, MimeType: r.MimeType,
+		})
+	}
+	return out
+}
+
+// Read implements mcp.Resources.
+func (s *Service) Read(uri string, g dispatch.Grant) (mcp.Contents, error) {
+	r, ok := docsResource()
+	if !ok || !g[r.Scope] {
+		return mcp.Contents{}, mcp.ErrNotFound
+	}
+	prefix, _, _ := strings.Cut(r.URITemplate, "{")
+	name, found := strings.CutPrefix(uri, prefix)
+	if !found {
+		return mcp.Contents{}, mcp.ErrNotFound
+	}
+	_, text, ok := page(name)
+	if !ok {
+		return mcp.Contents{}, mcp.ErrNotFound
+	}
+	return mcp.Contents{URI: uri, MimeType: r.MimeType, Text: text}, nil
+}
