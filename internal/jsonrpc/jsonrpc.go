@@ -172,6 +172,9 @@ func Parse(b []byte) (*Message, *Error) {
 		return m, NewError(CodeInvalidRequest, `Invalid Request: "method" must be a string`)
 	}
 	m.Method = methRes.Str
+	if m.Params.Type == gjson.Null {
+		m.Params = gjson.Result{} // "params": null is taken as absent
+	}
 	if m.Params.Exists() && !m.Params.IsObject() && !m.Params.IsArray() {
 		return m, NewError(CodeInvalidRequest, `Invalid Request: "params" must be an object`)
 	}

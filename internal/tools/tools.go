@@ -80,7 +80,7 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 func (s *Service) Accounts(_ context.Context, _ *generated.AccountsArgs) (*generated.AccountsResult, error) {
 	accts, err := s.visible()
 	if err != nil {
-		return nil, fmt.Errorf("%w (the accounts cannot be listed until the person fixes it)", err)
+		return nil, err
 	}
 	res := &generated.AccountsResult{Accounts: []generated.Account{}}
 	for _, a := range accts {
