@@ -206,6 +206,15 @@ func Load(dir string) (*Catalog, error) {
 		return nil, probs
 	}
 	sort.Slice(c.Types, func(i, j int) bool { return c.Types[i].Name < c.Types[j].Name })
+	for _, t := range c.Tools {
+		if t.DryRun {
+			f := false
+			t.Input = append(t.Input, &Param{
+				Name: "dry_run", Type: "boolean", Default: f, Pos: t.Pos,
+				Description: "Only show what would change, changing nothing.",
+			})
+		}
+	}
 	return c, nil
 }
 
