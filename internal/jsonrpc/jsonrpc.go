@@ -106,6 +106,10 @@ func (r *Reader) readLine() ([]byte, error) {
 		case bufio.ErrBufferFull:
 			r.buf = append(r.buf, chunk...)
 		case io.EOF:
+			if len(r.buf)+len(chunk) > MaxLine { // no newline to allow for
+				r.buf = r.buf[:0]
+				return nil, ErrLineTooLong
+			}
 			r.buf = append(r.buf, chunk...)
 			return r.buf, io.EOF
 		default:
