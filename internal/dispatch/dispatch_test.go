@@ -1,0 +1,88 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/postern-mcp/postern/generated"
+)
+
+// failing implements every handler by panicking or failing, whatever the tool.
+type failing struct {
+	generated.Handlers // nil: any method not overridden panics with a nil dereference
+}
+
+func grantAll() Grant {
+	g := Grant{}
+	for _, s := range ScopeNames() {
+		g[s] = true
+	}
+	return g
+}
+
+// TestPanickingHandlerIsAnswered: every tool whose handler panics is answered
+// with an isError result that says what to do, and the registry keeps working.
+func TestPanickingHandlerIsAnswered(t *testing.T) {
+	var logged bytes.Buffer
+	old := stderr
+	stderr = &logged
+	defer func() { stderr = old }()
+	r, err := New(failing{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range r.All() {
+		res, err := r.Call(context.Background(), tool.Spec.Name, nil, grantAll())
+		if err != nil {
+			t.Fatalf("%s: %v", tool.Spec.Name, err)
+		}
+		if !res.IsError || !strings.Contains(res.Text, "failed unexpectedly") || res.Structured != nil {
+			t.Fatalf("%s: %+v", tool.Spec.Name, res)
+		}
+	}
+	if !strings.Contains(logged.String(), "panicked") {
+		t.Fatalf("the panic was not logged: %q", logged.String())
+	}
+}
+
+type erring struct{ generated.Handlers }
+
+func (erring) Status(context.Context, *generated.StatusArgs) (*generated.StatusResult, error) {
+	return nil, errors.New("the store is locked by another program")
+}
+
+func TestHandlerErrorIsOneSentence(t *testing.T) {
+	r, err := New(erring{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := r.Call(context.Background(), "status", json.RawMessage(`{}`), grantAll())
+	if !res.IsError || res.Text != "The store is locked by another program." {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := r.Call(context.Background(), "no_such_tool", nil, grantAll()); !errors.Is(err, ErrUnknownTool) {
+		t.Fatalf("unknown tool: %v", err)
+	}
+}
+
+func TestParseGrant(t *testing.T) {
+	g, err := ParseGrant(" read , read:bodies,")
+	if err != nil || !g["read"] || !g["read:bodies"] || len(g) != 2 {
+		t.Fatalf("%v %v", g, err)
+	}
+	if _, err := ParseGrant("read,root"); err == nil || !strings.Contains(err.Error(), `"root"`) {
+		t.Fatalf("unknown scope accepted: %v", err)
+	}
+}
+
+func TestRender(t *testing.T) {
+	got := Render([]byte(`{"version":"1","scopes":["a","b"],"none":[],"rows":[{"n":"x","k":1},{"n":"y","k":2}],"text":"line one\nline two\n","obj":{"a":true}}`))
+	want := "version: 1\nscopes: a, b\nnone: none\nrows:\n- n: x; k: 1\n- n: y; k: 2\ntext:\nline one\nline two\nobj: a: true"
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
