@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -256,6 +257,8 @@ func TestConfigScopesAndAccounts(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(s), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		// The server looks at the file again at most every 200 ms.
+		time.Sleep(300 * time.Millisecond)
 	}
 	write(`[mcp]
 scopes = ["read:bodies"]

@@ -120,6 +120,7 @@ type Watcher struct {
 	path string
 
 	mu      sync.Mutex
+	checked time.Time // when the file was last looked at
 	modTime time.Time
 	size    int64
 	exists  bool
@@ -134,12 +135,21 @@ func NewWatcher(path string) *Watcher { return &Watcher{path: path} }
 // Path is the watched file.
 func (w *Watcher) Path() string { return w.path }
 
+// recheck is how long a looked-at file is trusted before it is looked at again:
+// a tool call costs no system call, and a change is seen within this time.
+const recheck = 200 * time.Millisecond
+
 // Get returns the current configuration, re-reading the file if it changed.
 // When the file cannot be read, the error says why; the configuration is then nil.
 func (w *Watcher) Get() (*Config, error) {
-	st, statErr := os.Stat(w.path)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	now := time.Now()
+	if w.loaded && now.Sub(w.checked) < recheck {
+		return w.cfg, w.err
+	}
+	w.checked = now
+	st, statErr := os.Stat(w.path)
 	exists := statErr == nil
 	if w.loaded && exists == w.exists && (!exists || (st.ModTime().Equal(w.modTime) && st.Size() == w.size)) {
 		return w.cfg, w.err

@@ -111,9 +111,10 @@ type Tool struct {
 	Output   json.RawMessage // the output schema, as served
 	accepted []string
 
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
+	once    sync.Once
+	schema  *jsonschema.Schema
+	err     error
+	emptyOK bool // {} satisfies the schema, so it needs no validation
 }
 
 // Registry is the set of tools the server can run.
@@ -195,6 +196,9 @@ func (t *Tool) compiled() (*jsonschema.Schema, error) {
 			return
 		}
 		t.schema, t.err = c.Compile(url)
+		if t.err == nil {
+			t.emptyOK = t.schema.Validate(map[string]any{}) == nil
+		}
 	})
 	return t.schema, t.err
 }
@@ -279,6 +283,9 @@ func (t *Tool) validate(raw json.RawMessage) *Result {
 	if err != nil {
 		return errorResult("The schema of %s could not be compiled (%v); this is a bug in postern.", name, err)
 	}
+	if t.emptyOK && isEmptyObject(raw) {
+		return nil
+	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return errorResult("The arguments of %s are not valid JSON: %v.", name, err)
@@ -298,6 +305,10 @@ func (t *Tool) validate(raw json.RawMessage) *Result {
 	sort.Strings(msgs)
 	msgs = uniq(msgs)
 	return errorResult("Invalid arguments for %s: %s. Fix them and call again.", name, strings.Join(msgs, "; "))
+}
+
+func isEmptyObject(raw json.RawMessage) bool {
+	return len(raw) == 2 && raw[0] == '{' && raw[1] == '}' || len(bytes.TrimSpace(raw)) == 2 && bytes.Equal(bytes.Join(bytes.Fields(raw), nil), []byte("{}"))
 }
 
 func (t *Tool) takes() string {

@@ -575,6 +575,7 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 	if a := m.Params.Get("arguments"); a.Exists() {
 		args = json.RawMessage(a.Raw)
 	}
+	tool := s.opt.Registry.Lookup(name.Str)
 	run := func() []byte {
 		g := s.opt.Grant()
 		cctx, cancel := context.WithCancel(ctx)
@@ -600,9 +601,13 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		if err != nil {
 			return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)))
 		}
-		return s.result(req, callResult(res, req), false)
+		return s.callResult(req, res)
 	}
-	if !async {
+	// Tools that only read the local store answer quickly: they run in order on
+	// the reading goroutine, which keeps a round trip short. Tools that change
+	// something (a sync, later writes) run on their own goroutine so that the
+	// connection keeps answering and notifications/cancelled can reach them.
+	if !async || tool.Spec.Effect == "none" {
 		return run()
 	}
 	s.wg.Add(1)
@@ -623,20 +628,31 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 	return nil
 }
 
-type textContent struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+// callResult encodes a tools/call answer directly: the structured result is
+// already JSON and is not encoded twice.
+func (s *Server) callResult(req *request, r *dispatch.Result) []byte {
+	b := make([]byte, 0, 64+2*len(r.Structured)+len(r.Text))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, req.msg.ID...)
+	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+	b = appendJSONString(b, r.Text)
+	b = append(b, `}],"isError":`...)
+	b = strconv.AppendBool(b, r.IsError)
+	if r.Structured != nil && (req.modern || req.version >= "2025-06-18") {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, r.Structured...)
+	}
+	if req.modern {
+		b = append(b, `,"resultType":"complete","_meta":`...)
+		b = append(b, s.serverInfoMeta...)
+	}
+	return append(b, "}}"...)
 }
 
-func callResult(r *dispatch.Result, req *request) map[string]any {
-	res := map[string]any{
-		"content": []textContent{{Type: "text", Text: r.Text}},
-		"isError": r.IsError,
-	}
-	if r.Structured != nil && (req.modern || req.version >= "2025-06-18") {
-		res["structuredContent"] = r.Structured
-	}
-	return res
+// appendJSONString appends s as a JSON string, escaping as encoding/json does.
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
 }
 
 func (s *Server) resources(req *request) (map[string]any, *jsonrpc.Error) {
