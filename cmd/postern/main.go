@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/postern-mcp/postern/gen/catalog"
 	"github.com/postern-mcp/postern/generated"
@@ -134,10 +135,19 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		grant = func() dispatch.Grant { return g }
 	} else {
 		warned := map[string]bool{}
+		defaults := dispatch.DefaultGrant()
+		var lastCfg *config.Config
+		var last dispatch.Grant
+		var mu sync.Mutex
 		grant = func() dispatch.Grant {
 			cfg, err := watcher.Get()
 			if err != nil || len(cfg.MCP.Scopes) == 0 {
-				return dispatch.DefaultGrant()
+				return defaults
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if cfg == lastCfg {
+				return last // the same configuration grants the same scopes
 			}
 			g := dispatch.Grant{}
 			for _, s := range cfg.MCP.Scopes {
@@ -148,6 +158,7 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 					fmt.Fprintf(stderr, "postern: the configuration grants unknown scope %q; it is ignored. Known scopes: %s\n", s, strings.Join(dispatch.ScopeNames(), ", "))
 				}
 			}
+			lastCfg, last = cfg, g
 			return g
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -112,6 +113,9 @@ type Server struct {
 	legacyVersion string // negotiated by initialize; "" before
 	clientName    string
 	inflight      map[string]context.CancelFunc
+	grantPtr      uintptr
+	grantScopes   []string
+	grantCount    int
 
 	wg  sync.WaitGroup
 	out *jsonrpc.Writer
@@ -593,9 +597,10 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		if req.modern {
 			era = "modern"
 		}
+		scopes, count := s.grantInfo(g)
 		cctx = dispatch.WithInfo(cctx, dispatch.CallInfo{
 			Era: era, ProtocolVersion: req.version, ClientName: req.client,
-			Scopes: g.Sorted(), ToolCount: len(s.opt.Registry.Allowed(g)),
+			Scopes: scopes, ToolCount: count,
 		})
 		res, err := s.opt.Registry.Call(cctx, name.Str, args, g)
 		if err != nil {
@@ -626,6 +631,18 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		s.write(resp)
 	}()
 	return nil
+}
+
+// grantInfo returns the sorted scopes of g and how many tools they allow,
+// remembered for the last grant seen (the same map while the configuration holds).
+func (s *Server) grantInfo(g dispatch.Grant) ([]string, int) {
+	ptr := reflect.ValueOf(g).Pointer()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ptr != s.grantPtr || s.grantScopes == nil {
+		s.grantPtr, s.grantScopes, s.grantCount = ptr, g.Sorted(), len(s.opt.Registry.Allowed(g))
+	}
+	return s.grantScopes, s.grantCount
 }
 
 // callResult encodes a tools/call answer directly: the structured result is
