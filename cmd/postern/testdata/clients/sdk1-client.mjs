@@ -2,7 +2,8 @@
 // Minimal @modelcontextprotocol/sdk 1.x stdio client (2025 protocol revisions only).
 // usage: node sdk1-client.mjs [--call NAME [--args JSON]]... -- CMD [ARGS...]
 // Connects (initialize), pings, lists tools, then makes each call in order.
-// stdout: one JSON line {serverVersion, serverCapabilities, tools, calls: [{name, arguments, result}]}.
+// stdout: one JSON line {protocolVersion, serverVersion, serverCapabilities, tools,
+// calls: [{name, arguments, result}]}; protocolVersion is the one the server chose in initialize.
 // Exit 0 when every request got a result (a tool result with isError:true is still a result:
 // check it in the JSON); 1 on any protocol or transport error ({"error", "code"} on stderr); 2 usage.
 // The server inherits this process's environment and stderr.
@@ -29,10 +30,15 @@ const transport = new StdioClientTransport({
   env: process.env,          // the default would be only HOME/LOGNAME/PATH/SHELL/TERM/USER
   stderr: "inherit",
 });
+// The 1.x Client has no accessor for the negotiated version; it hands it to the transport.
+let protocolVersion;
+const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+transport.setProtocolVersion = (v) => { protocolVersion = v; setProtocolVersion?.(v); };
 const client = new Client({ name: "postern-sdk1-probe", version: "0.0.1" });
 try {
   await client.connect(transport);
   const out = {
+    protocolVersion,
     serverVersion: client.getServerVersion(),
     serverCapabilities: client.getServerCapabilities(),
   };

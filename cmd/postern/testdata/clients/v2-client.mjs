@@ -32,7 +32,7 @@ const mode = era === "legacy" || era === "auto" ? era : { pin: era };
 const transport = new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" });
 const client = new Client(
   { name: "postern-v2-probe", version: "0.0.1" },
-  { versionNegotiation: { mode, probe: { timeoutMs: 5000 } } },
+  { versionNegotiation: { mode, probe: { timeoutMs: 15000 } } },
 );
 try {
   await client.connect(transport);
