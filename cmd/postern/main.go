@@ -19,7 +19,9 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/mcp"
+	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools"
 )
 
@@ -43,6 +45,12 @@ Usage:
                                  serve MCP on standard input and output
   postern call TOOL [JSON] [--json] [--scopes LIST] [--account NAME]… [--config PATH]
                                  call one tool from the terminal, as an agent would
+  postern account add NAME --imap HOST:PORT --user USER --password-cmd CMD [--tls implicit|starttls|none]
+  postern account add NAME --maildir PATH
+  postern account list [--json] | postern account remove NAME
+                                 manage mail accounts (passwords are never stored)
+  postern sync [--account NAME]  fetch mail into the local store (resumable)
+  postern demo                   a sample mailbox and what an agent sees, no account needed
   postern catalog lint [--dir DIR]
                                  check the catalog (contributors)
   postern version [--json]       print the version
@@ -74,6 +82,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdCatalog(args[1:], stdout, stderr)
 	case "version":
 		err = cmdVersion(args[1:], stdout, stderr)
+	case "account":
+		err = cmdAccount(args[1:], stdout, stderr)
+	case "sync":
+		err = cmdSync(args[1:], stdout, stderr)
+	case "demo":
+		err = cmdDemo(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -121,7 +135,15 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		return nil, nil, nil, err
 	}
 	watcher := config.NewWatcher(path)
-	svc := &tools.Service{Version: postVersion(), Config: watcher, Only: f.accounts}
+	svc := &tools.Service{Version: postVersion(), Config: watcher, Only: f.accounts, StorePath: storePath()}
+	svc.Sync = func(ctx context.Context, accts []config.Account) ([]mailsync.Outcome, error) {
+		st, err := store.Open(svc.StorePath)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		return mailsync.Run(ctx, st, accts, mailsync.Options{})
+	}
 	reg, err := dispatch.New(svc)
 	if err != nil {
 		return nil, nil, nil, err

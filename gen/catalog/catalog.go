@@ -366,7 +366,11 @@ func schemaProblem(file string, doc *yaml.Node, e *jsonschema.ValidationError) P
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
 		key := k.Properties[0]
-		return Problem{Pos{file, keyLine(doc, loc, key)}, fmt.Sprintf("unknown key %q at %s; allowed keys are listed in catalog/%s", key, where, SchemaFile)}
+		hint := ""
+		if strings.ContainsAny(key, " .") {
+			hint = " (a comma inside a {…} mapping ends the value before it: put the value in quotes)"
+		}
+		return Problem{Pos{file, keyLine(doc, loc, key)}, fmt.Sprintf("unknown key %q at %s%s; allowed keys are listed in catalog/%s", key, where, hint, SchemaFile)}
 	case *kind.Required:
 		return Problem{Pos{file, lineAt(doc, loc...)}, fmt.Sprintf("missing required key %q at %s", k.Missing[0], where)}
 	}

@@ -15,8 +15,11 @@ const (
 )
 
 var (
-	toolNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
-	templVarRE = regexp.MustCompile(`\{[a-z_]+\}`)
+	// swallowedRE finds catalog keys that ended up inside a description, which
+	// happens when a comma in an unquoted {…} mapping value is taken literally.
+	swallowedRE = regexp.MustCompile(`, (default|required|minimum|maximum|pattern|max_length|min_length|enum|items|max_items|optional|list|type): `)
+	toolNameRE  = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	templVarRE  = regexp.MustCompile(`\{[a-z_]+\}`)
 )
 
 var scalarTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true}
@@ -176,6 +179,9 @@ func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add fun
 func lintParam(t *Tool, prm *Param, add func(Pos, string, ...any)) {
 	p := prm.Pos
 	where := fmt.Sprintf("tool %s, argument %s", t.Name, prm.Name)
+	if m := swallowedRE.FindString(prm.Description); m != "" {
+		add(p, "%s: the description holds %q, a key that belongs outside it; check the quotes of this mapping", where, strings.TrimSpace(strings.TrimPrefix(m, ",")))
+	}
 	isNum := prm.Type == "integer" || prm.Type == "number"
 	if (prm.Minimum != nil || prm.Maximum != nil) && !isNum {
 		add(p, "%s: minimum/maximum only apply to integer or number", where)
@@ -282,6 +288,9 @@ func checkValue(prm *Param, v any) string {
 func lintType(t *Type, types map[string]*Type, add func(Pos, string, ...any)) {
 	seen := map[string]bool{}
 	for _, f := range t.Fields {
+		if m := swallowedRE.FindString(f.Description); m != "" {
+			add(f.Pos, "type %s, field %s: the description holds %q, a key that belongs outside it; check the quotes of this mapping", t.Name, f.Name, strings.TrimSpace(strings.TrimPrefix(m, ",")))
+		}
 		if seen[f.Name] {
 			add(f.Pos, "type %s: field %q is declared twice", t.Name, f.Name)
 		}

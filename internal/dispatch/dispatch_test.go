@@ -36,7 +36,7 @@ func TestPanickingHandlerIsAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tool := range r.All() {
-		res, err := r.Call(context.Background(), tool.Spec.Name, nil, grantAll())
+		res, err := r.Call(context.Background(), tool.Spec.Name, validArgs(t, tool), grantAll())
 		if err != nil {
 			t.Fatalf("%s: %v", tool.Spec.Name, err)
 		}
@@ -47,6 +47,45 @@ func TestPanickingHandlerIsAnswered(t *testing.T) {
 	if !strings.Contains(logged.String(), "panicked") {
 		t.Fatalf("the panic was not logged: %q", logged.String())
 	}
+}
+
+// validArgs finds arguments the tool's schema accepts: each required argument
+// gets the first of a few candidate values that validates.
+func validArgs(t *testing.T, tool *Tool) json.RawMessage {
+	t.Helper()
+	var schema struct {
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	json.Unmarshal(tool.Input, &schema)
+	args := map[string]any{}
+	for _, name := range schema.Required {
+		var cands []any
+		switch schema.Properties[name].Type {
+		case "integer", "number":
+			cands = []any{1}
+		case "boolean":
+			cands = []any{true}
+		case "array":
+			cands = []any{[]any{}}
+		default:
+			cands = []any{"x", "m1", "c1", "guide"}
+		}
+		for _, c := range cands {
+			args[name] = c
+			b, _ := json.Marshal(args)
+			if tool.validate(b) == nil {
+				break
+			}
+		}
+	}
+	b, _ := json.Marshal(args)
+	if res := tool.validate(b); res != nil {
+		t.Fatalf("%s: no valid arguments found: %s", tool.Spec.Name, res.Text)
+	}
+	return b
 }
 
 type erring struct{ generated.Handlers }
@@ -80,8 +119,8 @@ func TestParseGrant(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	got := Render([]byte(`{"version":"1","scopes":["a","b"],"none":[],"rows":[{"n":"x","k":1},{"n":"y","k":2}],"text":"line one\nline two\n","obj":{"a":true}}`))
-	want := "version: 1\nscopes: a, b\nnone: none\nrows:\n- n: x; k: 1\n- n: y; k: 2\ntext:\nline one\nline two\nobj: a: true"
+	got := Render([]byte(`{"version":"1","scopes":["a","b"],"none":[],"rows":[{"n":"x","k":1,"tags":["p","q"]},{"n":"y","k":2}],"text":"line one\nline two\n","obj":{"a":true}}`))
+	want := "version: 1\nscopes: a, b\nnone: none\nrows:\n- n: x; k: 1; tags: p, q\n- n: y; k: 2\ntext:\nline one\nline two\nobj: a: true"
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}

@@ -20,7 +20,11 @@ func Render(structured []byte) string {
 		renderField(&b, k.Str, v)
 		return true
 	})
-	return strings.TrimRight(b.String(), "\n")
+	out := strings.TrimRight(b.String(), "\n")
+	if out == "" {
+		return "nothing found"
+	}
+	return out
 }
 
 func renderField(b *strings.Builder, key string, v gjson.Result) {
@@ -57,8 +61,18 @@ func inline(v gjson.Result) string {
 	var parts []string
 	v.ForEach(func(k, x gjson.Result) bool {
 		switch {
-		case x.IsArray() || x.IsObject():
-			parts = append(parts, k.Str+": "+x.Raw)
+		case x.IsArray():
+			var items []string
+			for _, it := range x.Array() {
+				if it.IsObject() || it.IsArray() {
+					items = append(items, "("+inline(it)+")")
+				} else {
+					items = append(items, oneLine(scalar(it)))
+				}
+			}
+			parts = append(parts, k.Str+": "+strings.Join(items, ", "))
+		case x.IsObject():
+			parts = append(parts, k.Str+": ("+inline(x)+")")
 		default:
 			parts = append(parts, k.Str+": "+oneLine(scalar(x)))
 		}

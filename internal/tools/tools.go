@@ -7,11 +7,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/mcp"
+	"github.com/postern-mcp/postern/internal/store"
 )
 
 // Service implements generated.Handlers.
@@ -21,6 +25,49 @@ type Service struct {
 	// Only, when not empty, is the set of account names this connection may see
 	// (postern mcp --account); every other account is hidden from every tool.
 	Only []string
+	// StorePath is the store's file; it is opened on first use.
+	StorePath string
+	// Sync runs a sync of the given accounts (mail_sync); nil when this process cannot sync.
+	Sync func(ctx context.Context, accounts []config.Account) ([]mailsync.Outcome, error)
+
+	once  sync.Once
+	st    *store.Store
+	stErr error
+}
+
+type configAccount = config.Account
+
+// store opens the store once and keeps it open.
+func (s *Service) store() (*store.Store, error) {
+	s.once.Do(func() {
+		if s.StorePath == "" {
+			s.stErr = fmt.Errorf("no store is configured")
+			return
+		}
+		s.st, s.stErr = store.Open(s.StorePath)
+	})
+	return s.st, s.stErr
+}
+
+// Close closes the store if it was opened.
+func (s *Service) Close() error {
+	if s.st != nil {
+		return s.st.Close()
+	}
+	return nil
+}
+
+// syncStats returns each account's sync state, or nil when the store cannot be read.
+func (s *Service) syncStats(ctx context.Context) map[string]store.AccountStat {
+	st, err := s.store()
+	if err != nil {
+		return nil
+	}
+	stats, err := st.AccountStats(ctx)
+	if err != nil {
+		return nil
+	}
+	return stats
 }
 
 var _ generated.Handlers = (*Service)(nil)
@@ -70,23 +117,38 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 		res.ConfigError = err.Error()
 		return res, nil
 	}
+	stats := s.syncStats(ctx)
 	for _, a := range accts {
-		res.Accounts = append(res.Accounts, generated.AccountStatus{Name: a.Name, Kind: a.Kind})
+		row := generated.AccountStatus{Name: a.Name, Kind: a.Kind}
+		if x, ok := stats[a.Name]; ok {
+			row.Messages = ptr(x.Messages)
+			row.LastError = x.LastError
+			if !x.LastSync.IsZero() {
+				row.LastSync = x.LastSync.Format(time.RFC3339)
+			}
+		}
+		res.Accounts = append(res.Accounts, row)
 	}
 	return res, nil
 }
 
 // Accounts implements the accounts tool.
-func (s *Service) Accounts(_ context.Context, _ *generated.AccountsArgs) (*generated.AccountsResult, error) {
+func (s *Service) Accounts(ctx context.Context, _ *generated.AccountsArgs) (*generated.AccountsResult, error) {
 	accts, err := s.visible()
 	if err != nil {
 		return nil, err
 	}
+	stats := s.syncStats(ctx)
 	res := &generated.AccountsResult{Accounts: []generated.Account{}}
 	for _, a := range accts {
-		res.Accounts = append(res.Accounts, generated.Account{
-			Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path,
-		})
+		row := generated.Account{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path}
+		if x, ok := stats[a.Name]; ok {
+			row.Messages = ptr(x.Messages)
+			if !x.LastSync.IsZero() {
+				row.LastSync = x.LastSync.Format(time.RFC3339)
+			}
+		}
+		res.Accounts = append(res.Accounts, row)
 	}
 	return res, nil
 }

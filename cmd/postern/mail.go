@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/imapsync"
+	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// storePath is where the store lives: $XDG_DATA_HOME/postern/store.db.
+func storePath() string { return store.DefaultPath(config.DataDir()) }
+
+func configPathFlag(fs interface {
+	StringVar(*string, string, string, string)
+}, p *string) {
+	fs.StringVar(p, "config", config.DefaultPath(), "configuration file")
+}
+
+func cmdAccount(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "Usage: postern account add|list|remove …; run postern account add --help")
+		return exitError{2}
+	}
+	switch args[0] {
+	case "add":
+		return cmdAccountAdd(args[1:], stdout, stderr)
+	case "list":
+		return cmdAccountList(args[1:], stdout, stderr)
+	case "remove":
+		return cmdAccountRemove(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "postern: unknown account command %q; use add, list or remove.\n", args[0])
+	return exitError{2}
+}
+
+// splitFlags lets flags come before or after the positional arguments.
+func splitFlags(fs interface {
+	Parse([]string) error
+	Args() []string
+}, args []string) ([]string, error) {
+	var pos []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return nil, err
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		rest = rest[1:]
+	}
+}
+
+func cmdAccountAdd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("account add", stderr, `Usage:
+  postern account add NAME --imap HOST:PORT --user USER --password-cmd CMD [--tls implicit|starttls|none]
+  postern account add NAME --maildir PATH
+
+Add a mail account. The password is never stored: --password-cmd is run at each
+sync and must print it (for example "pass show mail/work").
+
+Flags:
+`)
+	var cfgPath, imapAddr, user, pwCmd, tlsMode, maildir string
+	configPathFlag(fs, &cfgPath)
+	fs.StringVar(&imapAddr, "imap", "", "IMAP server as HOST:PORT")
+	fs.StringVar(&user, "user", "", "IMAP user name")
+	fs.StringVar(&pwCmd, "password-cmd", "", "command that prints the password")
+	fs.StringVar(&tlsMode, "tls", "implicit", "implicit (port 993), starttls (port 143) or none (only to this computer)")
+	fs.StringVar(&maildir, "maildir", "", "a local Maildir to import, read-only")
+	pos, err := splitFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitError{2}
+	}
+	name := pos[0]
+	if err := config.ValidAccountName(name); err != nil {
+		return err
+	}
+	var a config.Account
+	switch {
+	case imapAddr != "" && maildir != "":
+		return fmt.Errorf("give either --imap or --maildir, not both")
+	case maildir != "":
+		abs, err := filepath.Abs(maildir)
+		if err != nil {
+			return err
+		}
+		if fi, err := os.Stat(filepath.Join(abs, "cur")); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a Maildir (it has no cur folder); give the folder that holds cur, new and tmp", abs)
+		}
+		a = config.Account{Name: name, Kind: "maildir", Path: abs}
+	case imapAddr != "":
+		host, port, err := net.SplitHostPort(imapAddr)
+		if err != nil || host == "" || port == "" {
+			return fmt.Errorf("--imap %q must be HOST:PORT, such as imap.example.com:993", imapAddr)
+		}
+		if user == "" || pwCmd == "" {
+			return fmt.Errorf("an IMAP account needs --user and --password-cmd")
+		}
+		switch tlsMode {
+		case "implicit", "starttls":
+		case "none":
+			ip := net.ParseIP(host)
+			if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+				return fmt.Errorf("--tls none sends your password in clear; it is only allowed to this computer (127.0.0.1, ::1, localhost)")
+			}
+		default:
+			return fmt.Errorf("--tls must be implicit, starttls or none, not %q", tlsMode)
+		}
+		a = config.Account{Name: name, Kind: "imap", Server: imapAddr, User: user, PasswordCmd: pwCmd, TLS: tlsMode}
+	default:
+		fs.Usage()
+		return exitError{2}
+	}
+	if err := config.AddAccount(cfgPath, a); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Added account %s (%s). Run postern sync to fetch its mail.\n", name, a.Kind)
+	return nil
+}
+
+func cmdAccountList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("account list", stderr, "Usage: postern account list [--json]\n\nFlags:\n")
+	var cfgPath string
+	configPathFlag(fs, &cfgPath)
+	asJSON := fs.Bool("json", false, "print as JSON")
+	if _, err := splitFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return err
+	}
+	stats := map[string]store.AccountStat{}
+	if _, err := os.Stat(storePath()); err == nil {
+		if st, err := store.Open(storePath()); err == nil {
+			stats, _ = st.AccountStats(context.Background())
+			st.Close()
+		}
+	}
+	type row struct {
+		Name     string `json:"name"`
+		Kind     string `json:"kind"`
+		Server   string `json:"server,omitempty"`
+		User     string `json:"user,omitempty"`
+		TLS      string `json:"tls,omitempty"`
+		Path     string `json:"path,omitempty"`
+		Messages int    `json:"messages"`
+		LastSync string `json:"last_sync,omitempty"`
+		Error    string `json:"last_error,omitempty"`
+	}
+	rows := []row{}
+	for _, a := range cfg.Accounts {
+		r := row{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path}
+		if x, ok := stats[a.Name]; ok {
+			r.Messages, r.Error = x.Messages, x.LastError
+			if !x.LastSync.IsZero() {
+				r.LastSync = x.LastSync.Format(time.RFC3339)
+			}
+		}
+		rows = append(rows, r)
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+		return nil
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(stdout, "No accounts. Add one with postern account add NAME --imap HOST:PORT --user USER --password-cmd CMD.")
+		return nil
+	}
+	for _, r := range rows {
+		where := r.Server + " as " + r.User + " (tls " + r.TLS + ")"
+		if r.Kind == "maildir" {
+			where = r.Path
+		}
+		last := "never synced"
+		if r.LastSync != "" {
+			last = fmt.Sprintf("%d messages, synced %s", r.Messages, r.LastSync)
+		}
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", r.Name, r.Kind, where, last)
+	}
+	return nil
+}
+
+func cmdAccountRemove(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("account remove", stderr, "Usage: postern account remove NAME\n\nRemove an account from the configuration and its mail from the store.\n\nFlags:\n")
+	var cfgPath string
+	configPathFlag(fs, &cfgPath)
+	pos, err := splitFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitError{2}
+	}
+	found, err := config.RemoveAccount(cfgPath, pos[0])
+	if err != nil {
+		return err
+	}
+	n := 0
+	if _, err := os.Stat(storePath()); err == nil {
+		st, err := store.Open(storePath())
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		lock, err := store.LockWriter(st.Path())
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
+		if n, err = st.RemoveAccount(context.Background(), pos[0]); err != nil {
+			return err
+		}
+	}
+	if !found && n == 0 {
+		return fmt.Errorf("there is no account named %q; postern account list shows them", pos[0])
+	}
+	fmt.Fprintf(stdout, "Removed account %s and its %d messages from the store.\n", pos[0], n)
+	return nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func cmdSync(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sync", stderr, "Usage: postern sync [--account NAME]\n\nFetch new mail, flag changes and deletions into the local store. Resumable: a\nsync stopped at any moment continues where it stopped.\n\nFlags:\n")
+	var cfgPath, only string
+	configPathFlag(fs, &cfgPath)
+	fs.StringVar(&only, "account", "", "sync only this account")
+	quiet := fs.Bool("quiet", false, "print nothing but errors")
+	if _, err := splitFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return err
+	}
+	accts := cfg.Accounts
+	if only != "" {
+		accts = nil
+		for _, a := range cfg.Accounts {
+			if a.Name == only {
+				accts = append(accts, a)
+			}
+		}
+		if len(accts) == 0 {
+			return fmt.Errorf("there is no account named %q; postern account list shows them", only)
+		}
+	}
+	if len(accts) == 0 {
+		return fmt.Errorf("no account is configured; add one with postern account add")
+	}
+	st, err := store.Open(storePath())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var opt mailsync.Options
+	tty := isTerminal(stderr) && !*quiet
+	if tty {
+		opt.Progress = func(p imapsync.Progress) {
+			width := 30
+			filled := 0
+			if p.Total > 0 {
+				filled = width * p.Done / p.Total
+			}
+			fmt.Fprintf(stderr, "\r\033[K%s/%s [%s%s] %d/%d", p.Account, p.Folder, strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Done, p.Total)
+		}
+	}
+	start := time.Now()
+	outs, err := mailsync.Run(ctx, st, accts, opt)
+	if tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, o := range outs {
+		if o.Error != "" {
+			failed++
+			fmt.Fprintf(stderr, "postern: %s\n", o.Error)
+			continue
+		}
+		if !*quiet {
+			fmt.Fprintf(stdout, "%s: %d new, %d gone, %d flag changes, %d folders\n", o.Account, o.New, o.Deleted, o.FlagsChanged, o.Folders)
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("sync interrupted; run postern sync again to continue where it stopped")
+	}
+	if failed > 0 {
+		return exitError{1}
+	}
+	if !*quiet {
+		fmt.Fprintf(stdout, "Synced %d account(s) in %s.\n", len(outs), time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}

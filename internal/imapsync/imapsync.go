@@ -1,0 +1,649 @@
+// Package imapsync copies an IMAP account into the store: folders, flags,
+// messages, expunges, renames and UIDVALIDITY changes, in batches committed one
+// at a time so that a sync killed at any moment resumes where it stopped.
+// It never writes to the server and never logs a password.
+package imapsync
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/postern-mcp/postern/internal/mailparse"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// Account is what sync needs to reach a server.
+type Account struct {
+	Name   string
+	Server string // host:port
+	User   string
+	TLS    string // implicit, starttls or none
+	// Password returns the password; it is called once per sync.
+	Password func(ctx context.Context) (string, error)
+	// TLSConfig overrides certificate checks (tests only).
+	TLSConfig *tls.Config
+}
+
+// Options tune a sync.
+type Options struct {
+	// BatchSize is how many messages are committed at once (default 200).
+	BatchSize int
+	// Progress, when set, is told what is being synced.
+	Progress func(p Progress)
+	// AfterBatch, when set, runs after each committed batch (tests use it to stop a sync at a chosen point).
+	AfterBatch func(folder string, stored int)
+}
+
+// Progress is a sync's progress.
+type Progress struct {
+	Account, Folder string
+	Done, Total     int
+}
+
+// Result counts what a sync changed.
+type Result struct {
+	Folders      int
+	New          int
+	FlagsChanged int
+	Deleted      int
+	Renamed      int
+	FoldersGone  int
+}
+
+// Dial connects and logs in, turning every failure into a sentence a person can act on.
+func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
+	host, _, err := net.SplitHostPort(a.Server)
+	if err != nil {
+		return nil, fmt.Errorf("the server %q of account %s is not host:port; fix it with postern account add", a.Server, a.Name)
+	}
+	opts := &imapclient.Options{
+		TLSConfig: a.TLSConfig,
+		Dialer:    &net.Dialer{Timeout: 20 * time.Second},
+	}
+	if opts.TLSConfig == nil {
+		opts.TLSConfig = &tls.Config{ServerName: host}
+	}
+	var c *imapclient.Client
+	switch a.TLS {
+	case "", "implicit":
+		c, err = imapclient.DialTLS(a.Server, opts)
+	case "starttls":
+		c, err = imapclient.DialStartTLS(a.Server, opts)
+	case "none":
+		if !isLoopback(host) {
+			return nil, fmt.Errorf("account %s: plain IMAP without TLS is only allowed to this computer (loopback); use --tls implicit or starttls", a.Name)
+		}
+		c, err = imapclient.DialInsecure(a.Server, opts)
+	default:
+		return nil, fmt.Errorf("account %s: tls must be implicit, starttls or none, not %q", a.Name, a.TLS)
+	}
+	if err != nil {
+		return nil, dialError(a, err)
+	}
+	if err := c.WaitGreeting(); err != nil {
+		c.Close()
+		return nil, dialError(a, err)
+	}
+	pw, err := a.Password(ctx)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.Login(a.User, pw).Wait(); err != nil {
+		c.Close()
+		var ie *imap.Error
+		if errors.As(err, &ie) {
+			return nil, fmt.Errorf("the server %s refused the login of %s for account %s (%s); check --user and what --password-cmd prints", a.Server, a.User, a.Name, strings.TrimSpace(ie.Text))
+		}
+		return nil, dialError(a, err)
+	}
+	return c, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func dialError(a Account, err error) error {
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr):
+		return fmt.Errorf("the TLS certificate of %s could not be verified (%v); check the server name, or the server's certificate", a.Server, err)
+	case strings.Contains(err.Error(), "tls:") || strings.Contains(err.Error(), "first record does not look like a TLS handshake"):
+		return fmt.Errorf("TLS with %s failed (%v); check --tls (implicit for port 993, starttls for 143)", a.Server, err)
+	case errors.As(err, &opErr):
+		return fmt.Errorf("cannot reach %s for account %s (%v); check the address and the network", a.Server, a.Name, opErr.Err)
+	}
+	return fmt.Errorf("cannot talk to %s for account %s: %v", a.Server, a.Name, err)
+}
+
+// Sync brings the store's copy of account a up to date.
+func Sync(ctx context.Context, st *store.Store, a Account, opt Options) (*Result, error) {
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = 200
+	}
+	accountID, err := st.EnsureAccount(ctx, a.Name, "imap")
+	if err != nil {
+		return nil, err
+	}
+	c, err := Dial(ctx, a)
+	if err != nil {
+		st.SetAccountSynced(ctx, accountID, time.Now(), err.Error())
+		return nil, err
+	}
+	defer c.Close()
+	s := &syncer{st: st, c: c, a: a, opt: opt, accountID: accountID, res: &Result{}}
+	if c.Caps().Has(imap.CapCondStore) {
+		s.condstore = true
+		if _, err := c.Enable(imap.CapCondStore).Wait(); err != nil {
+			s.condstore = false
+		}
+	}
+	err = s.run(ctx)
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	st.SetAccountSynced(ctx, accountID, time.Now(), msg)
+	c.Logout().Wait()
+	return s.res, err
+}
+
+type syncer struct {
+	st        *store.Store
+	c         *imapclient.Client
+	a         Account
+	opt       Options
+	accountID int64
+	condstore bool
+	res       *Result
+}
+
+type remoteFolder struct {
+	name  string
+	delim string
+	role  string
+}
+
+func (s *syncer) run(ctx context.Context) error {
+	list, err := s.c.List("", "*", nil).Collect()
+	if err != nil {
+		return fmt.Errorf("listing the folders of %s failed: %w", s.a.Name, err)
+	}
+	var remote []remoteFolder
+	for _, l := range list {
+		if hasAttr(l.Attrs, imap.MailboxAttrNoSelect) || hasAttr(l.Attrs, imap.MailboxAttrNonExistent) {
+			continue
+		}
+		delim := "/"
+		if l.Delim != 0 {
+			delim = string(l.Delim)
+		}
+		remote = append(remote, remoteFolder{name: l.Mailbox, delim: delim, role: role(l)})
+	}
+	sort.Slice(remote, func(i, j int) bool { return remote[i].name < remote[j].name })
+	stored, err := s.st.Folders(ctx, s.accountID)
+	if err != nil {
+		return err
+	}
+	byName := map[string]*store.Folder{}
+	for _, f := range stored {
+		byName[f.Name] = f
+	}
+	seen := map[string]bool{}
+	var fresh []remoteFolder
+	for _, r := range remote {
+		seen[r.name] = true
+		if byName[r.name] == nil {
+			fresh = append(fresh, r)
+		}
+	}
+	// Folders that vanished: renamed (a new folder with the same UIDVALIDITY) or deleted.
+	var gone []*store.Folder
+	for _, f := range stored {
+		if !seen[f.Name] {
+			gone = append(gone, f)
+		}
+	}
+	if len(gone) > 0 && len(fresh) > 0 {
+		for i, r := range fresh {
+			sd, err := s.c.Status(r.name, &imap.StatusOptions{UIDValidity: true}).Wait()
+			if err != nil {
+				continue
+			}
+			for j, g := range gone {
+				if g != nil && g.UIDValidity != 0 && g.UIDValidity == sd.UIDValidity {
+					g.Name, g.Delim, g.Role = r.name, r.delim, r.role
+					if err := s.st.SaveFolder(ctx, g); err != nil {
+						return err
+					}
+					byName[r.name] = g
+					gone[j] = nil
+					fresh[i].name = ""
+					s.res.Renamed++
+					break
+				}
+			}
+		}
+	}
+	for _, g := range gone {
+		if g == nil {
+			continue
+		}
+		if err := s.st.DeleteFolder(ctx, g.ID); err != nil {
+			return err
+		}
+		s.res.FoldersGone++
+	}
+	for _, r := range remote {
+		f := byName[r.name]
+		if f == nil {
+			f = &store.Folder{AccountID: s.accountID, Name: r.name, Delim: r.delim, Role: r.role}
+			if err := s.st.SaveFolder(ctx, f); err != nil {
+				return err
+			}
+		} else if f.Role != r.role || f.Delim != r.delim {
+			f.Role, f.Delim = r.role, r.delim
+			if err := s.st.SaveFolder(ctx, f); err != nil {
+				return err
+			}
+		}
+		if err := s.folder(ctx, f); err != nil {
+			return fmt.Errorf("syncing folder %s of %s: %w", f.Name, s.a.Name, err)
+		}
+		s.res.Folders++
+	}
+	return nil
+}
+
+func hasAttr(attrs []imap.MailboxAttr, a imap.MailboxAttr) bool {
+	for _, x := range attrs {
+		if strings.EqualFold(string(x), string(a)) {
+			return true
+		}
+	}
+	return false
+}
+
+func role(l *imap.ListData) string {
+	for _, a := range l.Attrs {
+		switch strings.ToLower(string(a)) {
+		case `\sent`:
+			return "sent"
+		case `\drafts`:
+			return "drafts"
+		case `\trash`:
+			return "trash"
+		case `\junk`:
+			return "junk"
+		case `\archive`:
+			return "archive"
+		case `\all`:
+			return "all"
+		}
+	}
+	switch strings.ToLower(l.Mailbox) {
+	case "inbox":
+		return "inbox"
+	case "sent", "sent items", "sent messages":
+		return "sent"
+	case "drafts":
+		return "drafts"
+	case "trash", "deleted items":
+		return "trash"
+	case "junk", "spam":
+		return "junk"
+	case "archive":
+		return "archive"
+	}
+	return ""
+}
+
+// folder syncs one folder.
+func (s *syncer) folder(ctx context.Context, f *store.Folder) error {
+	sel, err := s.c.Select(f.Name, &imap.SelectOptions{ReadOnly: true, CondStore: s.condstore}).Wait()
+	if err != nil {
+		return err
+	}
+	if f.UIDValidity != 0 && f.UIDValidity != sel.UIDValidity {
+		if err := s.renumber(ctx, f, sel); err != nil {
+			return err
+		}
+	}
+	if f.UIDValidity == 0 {
+		f.UIDValidity = sel.UIDValidity
+		if err := s.st.SaveFolder(ctx, f); err != nil {
+			return err
+		}
+	}
+	storedCount, err := s.st.FolderCount(ctx, f.ID)
+	if err != nil {
+		return err
+	}
+	var newUIDs []imap.UID
+	if sel.NumMessages > 0 {
+		newUIDs, err = s.uids(imap.UIDSet{imap.UIDRange{Start: imap.UID(f.SyncedUID + 1), Stop: 0}}, imap.UID(f.SyncedUID))
+		if err != nil {
+			return err
+		}
+	}
+	if int(sel.NumMessages) != storedCount+len(newUIDs) {
+		// Something was expunged, or an earlier run stopped mid-batch: compare every UID.
+		all, err := s.uids(imap.UIDSet{imap.UIDRange{Start: 1, Stop: 0}}, 0)
+		if err != nil {
+			return err
+		}
+		have, err := s.st.FolderUIDs(ctx, f.ID)
+		if err != nil {
+			return err
+		}
+		onServer := map[uint32]bool{}
+		for _, u := range all {
+			onServer[uint32(u)] = true
+		}
+		stored := map[uint32]bool{}
+		var vanished []uint32
+		for _, u := range have {
+			stored[u] = true
+			if !onServer[u] {
+				vanished = append(vanished, u)
+			}
+		}
+		if err := s.st.DeleteUIDs(ctx, f.ID, vanished); err != nil {
+			return err
+		}
+		s.res.Deleted += len(vanished)
+		newUIDs = newUIDs[:0]
+		for _, u := range all {
+			if !stored[uint32(u)] {
+				newUIDs = append(newUIDs, u)
+			}
+		}
+	}
+	if err := s.fetchNew(ctx, f, newUIDs); err != nil {
+		return err
+	}
+	if err := s.flags(ctx, f, sel); err != nil {
+		return err
+	}
+	f.UIDNext = uint32(sel.UIDNext)
+	if s.condstore && sel.HighestModSeq > 0 {
+		f.HighestModSeq = sel.HighestModSeq
+	}
+	return s.st.SaveFolder(ctx, f)
+}
+
+// uids lists the UIDs of set above floor.
+func (s *syncer) uids(set imap.UIDSet, floor imap.UID) ([]imap.UID, error) {
+	msgs, err := s.c.Fetch(set, &imap.FetchOptions{UID: true}).Collect()
+	if err != nil {
+		return nil, err
+	}
+	var out []imap.UID
+	for _, m := range msgs {
+		if m.UID > floor {
+			out = append(out, m.UID)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+// renumber handles a new UIDVALIDITY: messages still there (same Message-ID and
+// size) keep their rows and ids; the rest are dropped.
+func (s *syncer) renumber(ctx context.Context, f *store.Folder, sel *imap.SelectData) error {
+	ids, err := s.st.FolderIdentities(ctx, f.ID)
+	if err != nil {
+		return err
+	}
+	type key struct {
+		mid  string
+		size int64
+	}
+	byKey := map[key][]int64{}
+	for _, x := range ids {
+		if x.MessageID != "" {
+			byKey[key{x.MessageID, x.Size}] = append(byKey[key{x.MessageID, x.Size}], x.ID)
+		}
+	}
+	kept := map[int64]uint32{}
+	if sel.NumMessages > 0 && len(byKey) > 0 {
+		hdr := &imap.FetchItemBodySection{Specifier: imap.PartSpecifierHeader, HeaderFields: []string{"Message-Id"}, Peek: true}
+		cmd := s.c.Fetch(imap.UIDSet{imap.UIDRange{Start: 1, Stop: 0}}, &imap.FetchOptions{UID: true, RFC822Size: true, BodySection: []*imap.FetchItemBodySection{hdr}})
+		for {
+			m := cmd.Next()
+			if m == nil {
+				break
+			}
+			buf, err := m.Collect()
+			if err != nil {
+				cmd.Close()
+				return err
+			}
+			mid := ""
+			for _, b := range buf.BodySection {
+				mid = messageIDFromHeader(b.Bytes)
+			}
+			k := key{mid, buf.RFC822Size}
+			if rows := byKey[k]; mid != "" && len(rows) > 0 {
+				kept[rows[0]] = uint32(buf.UID)
+				byKey[k] = rows[1:]
+			}
+		}
+		if err := cmd.Close(); err != nil {
+			return err
+		}
+	}
+	var maxUID uint32
+	for _, u := range kept {
+		if u > maxUID {
+			maxUID = u
+		}
+	}
+	f.UIDValidity = sel.UIDValidity
+	f.UIDNext = uint32(sel.UIDNext)
+	f.HighestModSeq = 0
+	f.SyncedUID = 0
+	if len(kept) == len(ids) {
+		f.SyncedUID = maxUID
+	}
+	s.res.Deleted += len(ids) - len(kept)
+	return s.st.Renumber(ctx, f, kept)
+}
+
+func messageIDFromHeader(b []byte) string {
+	for _, line := range strings.Split(string(b), "\n") {
+		if i := strings.IndexByte(line, ':'); i > 0 && strings.EqualFold(strings.TrimSpace(line[:i]), "message-id") {
+			v := strings.TrimSpace(line[i+1:])
+			return strings.Trim(v, "<>")
+		}
+	}
+	return ""
+}
+
+// fetchNew downloads and stores the given messages, one committed batch at a time.
+func (s *syncer) fetchNew(ctx context.Context, f *store.Folder, uids []imap.UID) error {
+	total := len(uids)
+	done := 0
+	for len(uids) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := s.opt.BatchSize
+		if n > len(uids) {
+			n = len(uids)
+		}
+		chunk := uids[:n]
+		uids = uids[n:]
+		var set imap.UIDSet
+		for _, u := range chunk {
+			set.AddNum(u)
+		}
+		batch, err := s.fetchBatch(set)
+		if err != nil {
+			return err
+		}
+		// Progress is the highest UID below which everything is stored; a
+		// message the server no longer returns counts as done.
+		if err := s.st.AddMessages(ctx, f, batch, uint32(chunk[len(chunk)-1])); err != nil {
+			return err
+		}
+		s.res.New += len(batch)
+		done += n
+		if s.opt.Progress != nil {
+			s.opt.Progress(Progress{Account: s.a.Name, Folder: f.Name, Done: done, Total: total})
+		}
+		if s.opt.AfterBatch != nil {
+			s.opt.AfterBatch(f.Name, len(batch))
+		}
+	}
+	return nil
+}
+
+var bodySection = &imap.FetchItemBodySection{Peek: true}
+
+func (s *syncer) fetchBatch(set imap.UIDSet) ([]store.NewMessage, error) {
+	cmd := s.c.Fetch(set, &imap.FetchOptions{
+		UID: true, Flags: true, InternalDate: true, RFC822Size: true, ModSeq: s.condstore,
+		BodySection: []*imap.FetchItemBodySection{bodySection},
+	})
+	var out []store.NewMessage
+	for {
+		m := cmd.Next()
+		if m == nil {
+			break
+		}
+		var nm store.NewMessage
+		var parsed *mailparse.Message
+		for {
+			item := m.Next()
+			if item == nil {
+				break
+			}
+			switch it := item.(type) {
+			case imapclient.FetchItemDataUID:
+				nm.UID = uint32(it.UID)
+			case imapclient.FetchItemDataFlags:
+				nm.Flags = flagBits(it.Flags)
+			case imapclient.FetchItemDataInternalDate:
+				nm.InternalDate = it.Time
+			case imapclient.FetchItemDataRFC822Size:
+				nm.Size = it.Size
+			case imapclient.FetchItemDataModSeq:
+				nm.ModSeq = it.ModSeq
+			case imapclient.FetchItemDataBodySection:
+				if it.Literal != nil {
+					p, err := mailparse.Parse(it.Literal)
+					if err != nil {
+						cmd.Close()
+						return nil, fmt.Errorf("reading a message from the server failed: %w", err)
+					}
+					io.Copy(io.Discard, it.Literal)
+					parsed = p
+				}
+			}
+		}
+		if nm.UID == 0 {
+			continue
+		}
+		if parsed != nil {
+			Fill(&nm, parsed)
+		}
+		out = append(out, nm)
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Fill copies what the parser read into a message to store.
+func Fill(nm *store.NewMessage, p *mailparse.Message) {
+	nm.MessageID = p.MessageID
+	nm.InReplyTo = p.InReplyTo
+	nm.References = p.References
+	nm.Date = p.Date
+	nm.Subject = p.Subject
+	if len(p.From) > 0 {
+		nm.From = store.Address{Name: p.From[0].Name, Email: p.From[0].Email}
+	}
+	nm.To = addrs(p.To)
+	nm.Cc = addrs(p.Cc)
+	for _, a := range p.Attachments {
+		nm.Attachments = append(nm.Attachments, store.Attachment{Name: a.Name, ContentType: a.ContentType, Size: a.Size})
+	}
+	nm.Text = p.Text
+	nm.TextTruncated = p.TextTruncated
+	for _, h := range p.Headers {
+		nm.Headers = append(nm.Headers, store.Header{Name: h.Name, Value: h.Value})
+	}
+	nm.Problems = p.Problems
+	if nm.Size == 0 {
+		nm.Size = p.Size
+	}
+}
+
+func addrs(as []mailparse.Address) []store.Address {
+	out := make([]store.Address, 0, len(as))
+	for _, a := range as {
+		out = append(out, store.Address{Name: a.Name, Email: a.Email})
+	}
+	return out
+}
+
+func flagBits(fs []imap.Flag) int {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return store.FlagBits(names)
+}
+
+// flags mirrors flag changes: only those since the last HIGHESTMODSEQ with
+// CONDSTORE, else every message's flags.
+func (s *syncer) flags(ctx context.Context, f *store.Folder, sel *imap.SelectData) error {
+	if f.SyncedUID == 0 || sel.NumMessages == 0 {
+		return nil
+	}
+	opts := &imap.FetchOptions{UID: true, Flags: true, ModSeq: s.condstore}
+	if s.condstore && f.HighestModSeq > 0 {
+		if sel.HighestModSeq == f.HighestModSeq {
+			return nil // nothing changed
+		}
+		opts.ChangedSince = f.HighestModSeq
+	}
+	msgs, err := s.c.Fetch(imap.UIDSet{imap.UIDRange{Start: 1, Stop: imap.UID(f.SyncedUID)}}, opts).Collect()
+	if err != nil {
+		return err
+	}
+	ups := make([]store.FlagUpdate, 0, len(msgs))
+	for _, m := range msgs {
+		ups = append(ups, store.FlagUpdate{UID: uint32(m.UID), Flags: flagBits(m.Flags), ModSeq: m.ModSeq})
+	}
+	before := s.res.FlagsChanged
+	if err := s.st.UpdateFlags(ctx, f.ID, ups, 0); err != nil {
+		return err
+	}
+	if opts.ChangedSince > 0 {
+		s.res.FlagsChanged = before + len(ups)
+	}
+	return nil
+}

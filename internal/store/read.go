@@ -1,0 +1,471 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/postern-mcp/postern/internal/search"
+)
+
+// Row is a message as the read tools show it.
+type Row struct {
+	ID          int64
+	Account     string
+	Folder      string
+	UID         uint32
+	MessageID   string
+	InReplyTo   string
+	ThreadID    int64
+	Date        time.Time
+	Subject     string
+	From        Address
+	To, Cc      []Address
+	Flags       int
+	Size        int64
+	Attachments []Attachment
+	// ThreadSize is the number of messages of the thread in the listed folder (thread listings only).
+	ThreadSize int
+}
+
+// Filter selects messages. Accounts limits every query to the accounts a
+// connection may see; nil means all.
+type Filter struct {
+	Accounts      []string
+	Folder        string // exact folder name, INBOX case-insensitive; "" for all
+	Query         *search.Query
+	Bodies        bool // text terms also search body text (read:bodies granted)
+	Unread        *bool
+	Flagged       *bool
+	HasAttachment bool
+	Threads       bool  // one row per thread: its newest message
+	Before        int64 // cursor: only ids below this; 0 for none
+	Limit         int
+}
+
+const rowColumns = `m.id, a.name, f.name, m.uid, m.message_id, m.in_reply_to, m.thread_id, m.date, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.flags, m.size, m.attachments`
+
+func scanRow(sc interface{ Scan(...any) error }) (*Row, error) {
+	r := &Row{}
+	var date int64
+	var to, cc, atts string
+	if err := sc.Scan(&r.ID, &r.Account, &r.Folder, &r.UID, &r.MessageID, &r.InReplyTo, &r.ThreadID, &date, &r.Subject,
+		&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts); err != nil {
+		return nil, err
+	}
+	r.Date = time.Unix(date, 0).UTC()
+	r.To, r.Cc = splitAddrs(to), splitAddrs(cc)
+	if atts != "" {
+		json.Unmarshal([]byte(atts), &r.Attachments)
+	}
+	return r, nil
+}
+
+// where builds the WHERE clause of f.
+func (f *Filter) where() (string, []any, error) {
+	var conds []string
+	var args []any
+	if f.Accounts != nil {
+		if len(f.Accounts) == 0 {
+			conds = append(conds, "0")
+		} else {
+			conds = append(conds, "a.name IN ("+placeholders(len(f.Accounts))+")")
+			for _, a := range f.Accounts {
+				args = append(args, a)
+			}
+		}
+	}
+	if f.Folder != "" {
+		conds = append(conds, folderCond)
+		args = append(args, f.Folder, f.Folder)
+	}
+	addFlag := func(p *bool, bit int, invert bool) {
+		if p == nil {
+			return
+		}
+		want := *p
+		if invert {
+			want = !want
+		}
+		if want {
+			conds = append(conds, fmt.Sprintf("m.flags & %d != 0", bit))
+		} else {
+			conds = append(conds, fmt.Sprintf("m.flags & %d = 0", bit))
+		}
+	}
+	addFlag(f.Unread, FlagSeen, true)
+	addFlag(f.Flagged, FlagFlagged, false)
+	if f.HasAttachment {
+		conds = append(conds, "m.attachments != ''")
+	}
+	if q := f.Query; q != nil {
+		if len(q.Folders) > 0 {
+			var ors []string
+			for _, name := range q.Folders {
+				ors = append(ors, folderCond)
+				args = append(args, name, name)
+			}
+			conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+		}
+		if len(q.Accounts) > 0 {
+			conds = append(conds, "a.name IN ("+placeholders(len(q.Accounts))+")")
+			for _, a := range q.Accounts {
+				args = append(args, a)
+			}
+		}
+		addFlag(q.Unread, FlagSeen, true)
+		addFlag(q.Flagged, FlagFlagged, false)
+		addFlag(q.Answered, FlagAnswered, false)
+		if q.HasAttachment {
+			conds = append(conds, "m.attachments != ''")
+		}
+		if !q.After.IsZero() {
+			conds = append(conds, "m.date >= ?")
+			args = append(args, q.After.Unix())
+		}
+		if !q.Before.IsZero() {
+			conds = append(conds, "m.date < ?")
+			args = append(args, q.Before.Unix())
+		}
+		if q.Larger > 0 {
+			conds = append(conds, "m.size > ?")
+			args = append(args, q.Larger)
+		}
+		if q.Smaller > 0 {
+			conds = append(conds, "m.size < ?")
+			args = append(args, q.Smaller)
+		}
+		for _, t := range q.Terms {
+			expr := ftsExpr(t)
+			if expr == "" {
+				if !t.Negated {
+					conds = append(conds, "0") // a term with no word in it matches nothing
+				}
+				continue
+			}
+			var c string
+			switch {
+			case t.Field != "":
+				c = "m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?)"
+				args = append(args, expr)
+			case f.Bodies:
+				c = "(m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?) OR m.id IN (SELECT rowid FROM body_fts WHERE body_fts MATCH ?))"
+				args = append(args, expr, expr)
+			default:
+				c = "m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?)"
+				args = append(args, expr)
+			}
+			if t.Negated {
+				c = "NOT " + c
+			}
+			conds = append(conds, c)
+		}
+	}
+	if f.Before > 0 {
+		conds = append(conds, "m.id < ?")
+		args = append(args, f.Before)
+	}
+	if len(conds) == 0 {
+		return "", args, nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args, nil
+}
+
+// folderCond matches a folder by name; INBOX matches in any case, as IMAP says.
+const folderCond = "(f.name = ? OR (upper(f.name) = 'INBOX' AND upper(?) = 'INBOX'))"
+
+var ftsColumn = map[string]string{"from": "from_addr", "to": "to_addr", "cc": "cc_addr", "subject": "subject"}
+
+// Words splits text the way the index does: runs of letters and digits, lower-cased.
+func Words(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) {
+			cur = append(cur, r)
+		} else {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// ftsExpr is an FTS5 expression for a term: its words as one quoted phrase
+// (so nothing an agent writes is FTS syntax), a trailing * for a prefix, and a
+// column filter for from:/to:/cc:/subject:.
+func ftsExpr(t search.Term) string {
+	words := Words(t.Text)
+	if len(words) == 0 {
+		return ""
+	}
+	expr := `"` + strings.Join(words, " ") + `"`
+	if t.Prefix {
+		expr += "*"
+	}
+	if col := ftsColumn[t.Field]; col != "" {
+		expr = "{" + col + "} : " + expr
+	}
+	return expr
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+const fromJoins = ` FROM messages m JOIN folders f ON f.id = m.folder_id JOIN accounts a ON a.id = m.account_id`
+
+// Messages returns up to f.Limit messages, newest first, and whether more follow.
+func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
+	where, args, err := f.where()
+	if err != nil {
+		return nil, false, err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	var q string
+	if f.Threads {
+		// The newest message of each thread among the matches, with the thread's size.
+		q = `SELECT ` + rowColumns + `, t.n FROM (SELECT max(m.id) AS id, count(*) AS n` + fromJoins + where +
+			` GROUP BY m.thread_id, m.folder_id ORDER BY 1 DESC LIMIT ?) t JOIN messages m ON m.id = t.id JOIN folders f ON f.id = m.folder_id JOIN accounts a ON a.id = m.account_id ORDER BY m.id DESC`
+	} else {
+		q = `SELECT ` + rowColumns + `, 0` + fromJoins + where + ` ORDER BY m.id DESC LIMIT ?`
+	}
+	args = append(args, limit+1)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, false, s.explain(err)
+	}
+	defer rows.Close()
+	var out []*Row
+	for rows.Next() {
+		r := &Row{}
+		var n int
+		var date int64
+		var to, cc, atts string
+		if err := rows.Scan(&r.ID, &r.Account, &r.Folder, &r.UID, &r.MessageID, &r.InReplyTo, &r.ThreadID, &date, &r.Subject,
+			&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &n); err != nil {
+			return nil, false, s.explain(err)
+		}
+		r.Date = time.Unix(date, 0).UTC()
+		r.To, r.Cc = splitAddrs(to), splitAddrs(cc)
+		if atts != "" {
+			json.Unmarshal([]byte(atts), &r.Attachments)
+		}
+		r.ThreadSize = n
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, s.explain(err)
+	}
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
+	}
+	return out, more, nil
+}
+
+// Count is how many messages (or threads) f matches, ignoring its cursor and limit.
+func (s *Store) Count(ctx context.Context, f *Filter) (int, error) {
+	g := *f
+	g.Before = 0
+	where, args, err := g.where()
+	if err != nil {
+		return 0, err
+	}
+	q := `SELECT count(*)` + fromJoins + where
+	if f.Threads {
+		q = `SELECT count(DISTINCT m.thread_id || ':' || m.folder_id)` + fromJoins + where
+	}
+	var n int
+	err = s.db.QueryRowContext(ctx, q, args...).Scan(&n)
+	return n, s.explain(err)
+}
+
+// ErrNoMessage is returned for an id that is not in the store (or not visible).
+var ErrNoMessage = errors.New("no such message")
+
+// Message returns one message by id, if its account is visible (nil accounts: all).
+func (s *Store) Message(ctx context.Context, id int64, accounts []string) (*Row, error) {
+	f := Filter{Accounts: accounts}
+	where, args, _ := f.where()
+	if where == "" {
+		where = " WHERE m.id = ?"
+	} else {
+		where += " AND m.id = ?"
+	}
+	args = append(args, id)
+	r, err := scanRow(s.db.QueryRowContext(ctx, `SELECT `+rowColumns+fromJoins+where, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNoMessage
+	}
+	return r, s.explain(err)
+}
+
+// Thread returns the messages of a thread, oldest first.
+func (s *Store) Thread(ctx context.Context, threadID int64, accounts []string) ([]*Row, error) {
+	f := Filter{Accounts: accounts}
+	where, args, _ := f.where()
+	if where == "" {
+		where = " WHERE m.thread_id = ?"
+	} else {
+		where += " AND m.thread_id = ?"
+	}
+	args = append(args, threadID)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumns+fromJoins+where+` ORDER BY m.id LIMIT 1000`, args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []*Row
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		out = append(out, r)
+	}
+	return out, s.explain(rows.Err())
+}
+
+// Body is a message's stored text and headers.
+type Body struct {
+	Text      string
+	Truncated bool
+	Headers   []Header
+	Problems  []string
+}
+
+// Body returns the stored body of message id.
+func (s *Store) Body(ctx context.Context, id int64) (*Body, error) {
+	b := &Body{}
+	var headers, problems string
+	err := s.db.QueryRowContext(ctx, `SELECT text, truncated, headers, problems FROM bodies WHERE id=?`, id).Scan(&b.Text, &b.Truncated, &headers, &problems)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNoMessage
+	}
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	json.Unmarshal([]byte(headers), &b.Headers)
+	if problems != "" {
+		b.Problems = strings.Split(problems, "\n")
+	}
+	return b, nil
+}
+
+// FolderStat is a folder with its counts.
+type FolderStat struct {
+	Account string
+	Name    string
+	Role    string
+	Total   int
+	Unread  int
+}
+
+// FolderStats lists the visible folders with total and unread counts.
+func (s *Store) FolderStats(ctx context.Context, accounts []string) ([]FolderStat, error) {
+	f := Filter{Accounts: accounts}
+	where, args, _ := f.where()
+	q := `SELECT a.name, f.name, f.role, count(m.id), coalesce(sum(CASE WHEN m.id IS NOT NULL AND m.flags & 1 = 0 THEN 1 ELSE 0 END), 0)
+		FROM folders f JOIN accounts a ON a.id = f.account_id LEFT JOIN messages m ON m.folder_id = f.id` + where + ` GROUP BY f.id ORDER BY a.name, f.name`
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []FolderStat
+	for rows.Next() {
+		var st FolderStat
+		if err := rows.Scan(&st.Account, &st.Name, &st.Role, &st.Total, &st.Unread); err != nil {
+			return nil, s.explain(err)
+		}
+		out = append(out, st)
+	}
+	return out, s.explain(rows.Err())
+}
+
+// Sender is a sender (an address or a domain) with counts.
+type Sender struct {
+	Key      string // address or domain
+	Name     string // a display name seen for it (addresses only)
+	Messages int
+	Unread   int
+	Latest   time.Time
+}
+
+// Senders groups the messages f matches by sender address, or by domain when byDomain.
+func (s *Store) Senders(ctx context.Context, f *Filter, byDomain bool, limit int) ([]Sender, error) {
+	where, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	key := "lower(m.from_email)"
+	if byDomain {
+		key = "lower(substr(m.from_email, instr(m.from_email, '@') + 1))"
+	}
+	q := `SELECT ` + key + `, max(m.from_name), count(*), sum(CASE WHEN m.flags & 1 = 0 THEN 1 ELSE 0 END), max(m.date)` + fromJoins + where +
+		` GROUP BY 1 ORDER BY 3 DESC, 5 DESC LIMIT ?`
+	args = append(args, limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []Sender
+	for rows.Next() {
+		var x Sender
+		var latest int64
+		if err := rows.Scan(&x.Key, &x.Name, &x.Messages, &x.Unread, &latest); err != nil {
+			return nil, s.explain(err)
+		}
+		if byDomain {
+			x.Name = ""
+		}
+		x.Latest = time.Unix(latest, 0).UTC()
+		out = append(out, x)
+	}
+	return out, s.explain(rows.Err())
+}
+
+// AccountStat is an account's sync state.
+type AccountStat struct {
+	Name      string
+	Kind      string
+	LastSync  time.Time
+	LastError string
+	Messages  int
+}
+
+// AccountStats returns the accounts in the store.
+func (s *Store) AccountStats(ctx context.Context) (map[string]AccountStat, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT a.name, a.kind, coalesce(a.last_sync, 0), coalesce(a.last_error, ''), (SELECT count(*) FROM messages m WHERE m.account_id = a.id) FROM accounts a`)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	out := map[string]AccountStat{}
+	for rows.Next() {
+		var st AccountStat
+		var last int64
+		if err := rows.Scan(&st.Name, &st.Kind, &last, &st.LastError, &st.Messages); err != nil {
+			return nil, s.explain(err)
+		}
+		if last > 0 {
+			st.LastSync = time.Unix(last, 0).UTC()
+		}
+		out[st.Name] = st
+	}
+	return out, s.explain(rows.Err())
+}

@@ -1,0 +1,288 @@
+// Package store owns postern's local copy of mail: a SQLite database (WAL) of
+// accounts, folders, messages, threads and two FTS5 indexes, one over subjects,
+// addresses and attachment names and one over body text. One writer at a time
+// (a lock file), readers never blocked. It never stores a password.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "modernc.org/sqlite" // the database driver, pure Go
+)
+
+// Store is an open database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// File is the database's name inside the data folder.
+const File = "store.db"
+
+const schemaVersion = 1
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)`,
+	`CREATE TABLE IF NOT EXISTS accounts(
+		id INTEGER PRIMARY KEY,
+		name TEXT NOT NULL UNIQUE,
+		kind TEXT NOT NULL,
+		last_sync INTEGER,
+		last_error TEXT
+	)`,
+	`CREATE TABLE IF NOT EXISTS folders(
+		id INTEGER PRIMARY KEY,
+		account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+		name TEXT NOT NULL,
+		delim TEXT NOT NULL DEFAULT '/',
+		role TEXT NOT NULL DEFAULT '',
+		uidvalidity INTEGER NOT NULL DEFAULT 0,
+		uidnext INTEGER NOT NULL DEFAULT 0,
+		highestmodseq INTEGER NOT NULL DEFAULT 0,
+		synced_uid INTEGER NOT NULL DEFAULT 0,
+		UNIQUE(account_id, name)
+	)`,
+	`CREATE TABLE IF NOT EXISTS messages(
+		id INTEGER PRIMARY KEY,
+		account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+		folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+		uid INTEGER NOT NULL,
+		message_id TEXT NOT NULL DEFAULT '',
+		in_reply_to TEXT NOT NULL DEFAULT '',
+		thread_id INTEGER NOT NULL DEFAULT 0,
+		date INTEGER NOT NULL,
+		subject TEXT NOT NULL DEFAULT '',
+		from_name TEXT NOT NULL DEFAULT '',
+		from_email TEXT NOT NULL DEFAULT '',
+		to_list TEXT NOT NULL DEFAULT '',
+		cc_list TEXT NOT NULL DEFAULT '',
+		flags INTEGER NOT NULL DEFAULT 0,
+		size INTEGER NOT NULL DEFAULT 0,
+		attachments TEXT NOT NULL DEFAULT '',
+		modseq INTEGER NOT NULL DEFAULT 0,
+		UNIQUE(folder_id, uid)
+	)`,
+	`CREATE INDEX IF NOT EXISTS messages_folder ON messages(folder_id, id)`,
+	`CREATE INDEX IF NOT EXISTS messages_account ON messages(account_id, id)`,
+	`CREATE INDEX IF NOT EXISTS messages_msgid ON messages(account_id, message_id)`,
+	`CREATE INDEX IF NOT EXISTS messages_thread ON messages(thread_id)`,
+	`CREATE INDEX IF NOT EXISTS messages_sender ON messages(from_email)`,
+	`CREATE TABLE IF NOT EXISTS refs(
+		message INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+		ref TEXT NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS refs_ref ON refs(ref)`,
+	`CREATE INDEX IF NOT EXISTS refs_message ON refs(message)`,
+	`CREATE TABLE IF NOT EXISTS bodies(
+		id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+		text TEXT NOT NULL DEFAULT '',
+		truncated INTEGER NOT NULL DEFAULT 0,
+		headers TEXT NOT NULL DEFAULT '',
+		problems TEXT NOT NULL DEFAULT ''
+	)`,
+	`CREATE TABLE IF NOT EXISTS maildir_keys(
+		folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+		key TEXT NOT NULL,
+		uid INTEGER NOT NULL,
+		PRIMARY KEY(folder_id, key)
+	)`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS meta_fts USING fts5(
+		subject, from_addr, to_addr, cc_addr, attachments,
+		content='', contentless_delete=1,
+		tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS body_fts USING fts5(
+		text, content='', contentless_delete=1,
+		tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
+}
+
+// DefaultPath is the store inside the data folder.
+func DefaultPath(dataDir string) string { return filepath.Join(dataDir, File) }
+
+// Open opens (creating if needed) the store at path, with the folder 0700 and the file 0600.
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the data folder %s: %w", filepath.Dir(path), err)
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("cannot create the store %s: %w", path, err)
+		}
+		f.Close()
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	s := &Store{db: db, path: path}
+	if err := s.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) migrate() error {
+	ctx := context.Background()
+	var v int
+	_ = s.db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema'`).Scan(&v)
+	if v > schemaVersion {
+		return fmt.Errorf("the store %s was written by a newer postern (schema %d); upgrade postern", s.path, v)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer tx.Rollback()
+	for _, q := range schema {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("cannot create the store's tables: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?)`, strconv.Itoa(schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// explain turns SQLite's low-level errors into a sentence for a person.
+func (s *Store) explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") {
+		return fmt.Errorf("the store %s is busy with another writer; try again in a moment", s.path)
+	}
+	if strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") {
+		return fmt.Errorf("the store %s is damaged (%v); move it aside and run postern sync to rebuild it", s.path, err)
+	}
+	return err
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// DB exposes the database to tests in other packages.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Lock is the single-writer lock held by a sync.
+type Lock struct{ f *os.File }
+
+// LockWriter takes the writer lock beside the store, or says who holds it.
+func LockWriter(storePath string) (*Lock, error) {
+	path := storePath + ".lock"
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b := make([]byte, 32)
+		n, _ := f.ReadAt(b, 0)
+		f.Close()
+		holder := strings.TrimSpace(string(b[:n]))
+		if holder == "" {
+			holder = "another process"
+		} else {
+			holder = "process " + holder
+		}
+		return nil, fmt.Errorf("another sync is running (%s); wait for it to finish", holder)
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
+	return &Lock{f: f}, nil
+}
+
+// Unlock releases the lock.
+func (l *Lock) Unlock() {
+	if l == nil || l.f == nil {
+		return
+	}
+	l.f.Truncate(0)
+	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+}
+
+// Flag bits of messages.flags.
+const (
+	FlagSeen = 1 << iota
+	FlagFlagged
+	FlagAnswered
+	FlagDraft
+	FlagDeleted
+)
+
+// FlagBits maps IMAP system flags to bits.
+func FlagBits(flags []string) int {
+	b := 0
+	for _, f := range flags {
+		switch strings.ToLower(f) {
+		case `\seen`:
+			b |= FlagSeen
+		case `\flagged`:
+			b |= FlagFlagged
+		case `\answered`:
+			b |= FlagAnswered
+		case `\draft`:
+			b |= FlagDraft
+		case `\deleted`:
+			b |= FlagDeleted
+		}
+	}
+	return b
+}
+
+// FlagNames lists the IMAP flags of bits, in a fixed order.
+func FlagNames(b int) []string {
+	var out []string
+	for _, f := range []struct {
+		bit  int
+		name string
+	}{{FlagSeen, `\Seen`}, {FlagFlagged, `\Flagged`}, {FlagAnswered, `\Answered`}, {FlagDraft, `\Draft`}, {FlagDeleted, `\Deleted`}} {
+		if b&f.bit != 0 {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// EncodeID turns a row id into the id agents see.
+func EncodeID(id int64) string { return "m" + strconv.FormatInt(id, 36) }
+
+// DecodeID reads an id agents give back; ok is false for anything else.
+func DecodeID(s string) (int64, bool) {
+	if len(s) < 2 || s[0] != 'm' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s[1:], 36, 64)
+	return n, err == nil && n > 0
+}
+
+// keyFor makes a row id ordered by date: newer messages have larger ids, so the
+// indexes' natural order is newest first. The low 20 bits separate messages of
+// the same second.
+func keyFor(date time.Time) int64 {
+	sec := date.Unix()
+	if sec < 0 {
+		sec = 0
+	}
+	return sec << 20
+}

@@ -1,0 +1,402 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/search"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// MaxShowText is the most body text mail_show returns.
+const MaxShowText = 100 << 10
+
+// visibleNames returns the names of the accounts this connection may see.
+func (s *Service) visibleNames() ([]string, error) {
+	accts, err := s.visible()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(accts))
+	for _, a := range accts {
+		names = append(names, a.Name)
+	}
+	return names, nil
+}
+
+// scopeAccounts narrows the visible accounts to one when the agent names it.
+// A hidden account and one that does not exist get the same answer.
+func (s *Service) scopeAccounts(account *string) ([]string, error) {
+	names, err := s.visibleNames()
+	if err != nil {
+		return nil, err
+	}
+	if account == nil || *account == "" {
+		return names, nil
+	}
+	for _, n := range names {
+		if n == *account {
+			return []string{n}, nil
+		}
+	}
+	return nil, fmt.Errorf("there is no account named %q; the accounts tool lists them", *account)
+}
+
+func encodeCursor(id int64) string { return "c" + strconv.FormatInt(id, 36) }
+
+func decodeCursor(c *string) (int64, error) {
+	if c == nil || *c == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimPrefix(*c, "c"), 36, 64)
+	if err != nil || n <= 0 {
+		return 0, errors.New("the cursor is not one postern gave; start again without a cursor")
+	}
+	return n, nil
+}
+
+func fieldSet(fields []string) map[string]bool {
+	if len(fields) == 0 {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, f := range fields {
+		m[f] = true
+	}
+	return m
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func addrString(a store.Address) string {
+	if a.Name == "" {
+		return a.Email
+	}
+	return a.Name + " <" + a.Email + ">"
+}
+
+func addrStrings(as []store.Address) []string {
+	out := make([]string, 0, len(as))
+	for _, a := range as {
+		out = append(out, addrString(a))
+	}
+	return out
+}
+
+// messageRow renders a stored row with the chosen fields (all when fields is nil).
+func messageRow(r *store.Row, fields map[string]bool) generated.MessageRow {
+	want := func(f string) bool { return fields == nil || fields[f] }
+	out := generated.MessageRow{ID: store.EncodeID(r.ID)}
+	if want("account") {
+		out.Account = r.Account
+	}
+	if want("folder") {
+		out.Folder = r.Folder
+	}
+	if want("date") {
+		out.Date = r.Date.Format(time.RFC3339)
+	}
+	if want("from") {
+		out.From = addrString(r.From)
+	}
+	if want("to") {
+		out.To = addrStrings(r.To)
+	}
+	if want("cc") && len(r.Cc) > 0 {
+		out.Cc = addrStrings(r.Cc)
+	}
+	if want("subject") {
+		out.Subject = r.Subject
+	}
+	if want("flags") {
+		out.Unread = ptr(r.Flags&store.FlagSeen == 0)
+		out.Flagged = ptr(r.Flags&store.FlagFlagged != 0)
+		out.Answered = ptr(r.Flags&store.FlagAnswered != 0)
+	}
+	if want("size") {
+		out.Size = ptr(int(r.Size))
+	}
+	if want("attachments") {
+		out.Attachments = ptr(len(r.Attachments))
+	}
+	if want("thread") {
+		out.Thread = store.EncodeID(r.ThreadID)
+		if r.ThreadSize > 0 {
+			out.ThreadSize = ptr(r.ThreadSize)
+		}
+	}
+	return out
+}
+
+func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, countOnly bool) (*generated.MessageList, error) {
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	if countOnly {
+		n, err := st.Count(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		return &generated.MessageList{Count: &n}, nil
+	}
+	rows, more, err := st.Messages(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	fs := fieldSet(fields)
+	res := &generated.MessageList{Messages: make([]generated.MessageRow, 0, len(rows))}
+	for _, r := range rows {
+		res.Messages = append(res.Messages, messageRow(r, fs))
+	}
+	if more && len(rows) > 0 {
+		res.NextCursor = encodeCursor(rows[len(rows)-1].ID)
+	}
+	return res, nil
+}
+
+// MailList implements mail_list.
+func (s *Service) MailList(ctx context.Context, a *generated.MailListArgs) (*generated.MessageList, error) {
+	accts, err := s.scopeAccounts(a.Account)
+	if err != nil {
+		return nil, err
+	}
+	before, err := decodeCursor(a.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	f := &store.Filter{Accounts: accts, Folder: a.Folder, Unread: a.Unread, Flagged: a.Flagged, HasAttachment: a.HasAttachment,
+		Threads: a.Threads, Before: before, Limit: a.Limit}
+	return s.page(ctx, f, a.Fields, a.CountOnly)
+}
+
+func hasScope(ctx context.Context, scope string) bool {
+	for _, s := range dispatch.InfoFrom(ctx).Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// now is the clock relative dates are read against (tests replace it).
+var now = time.Now
+
+func (s *Service) parseQuery(q string) (*search.Query, error) {
+	parsed, err := search.Parse(q, now().UTC())
+	if err != nil {
+		return nil, fmt.Errorf("the search %q cannot be read: %v", q, err)
+	}
+	return parsed, nil
+}
+
+// MailSearch implements mail_search.
+func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (*generated.MessageList, error) {
+	accts, err := s.visibleNames()
+	if err != nil {
+		return nil, err
+	}
+	q, err := s.parseQuery(a.Query)
+	if err != nil {
+		return nil, err
+	}
+	before, err := decodeCursor(a.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	f := &store.Filter{Accounts: accts, Query: q, Bodies: hasScope(ctx, "read:bodies"), Threads: a.Threads, Before: before, Limit: a.Limit}
+	return s.page(ctx, f, a.Fields, a.CountOnly)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// MailFolders implements mail_folders.
+func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs) (*generated.FolderList, error) {
+	accts, err := s.scopeAccounts(a.Account)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	stats, err := st.FolderStats(ctx, accts)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.FolderList{Folders: make([]generated.FolderInfo, 0, len(stats))}
+	for _, x := range stats {
+		res.Folders = append(res.Folders, generated.FolderInfo{Account: x.Account, Name: x.Name, Role: x.Role, Total: x.Total, Unread: x.Unread})
+	}
+	return res, nil
+}
+
+// MailSenders implements mail_senders.
+func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs) (*generated.SenderList, error) {
+	accts, err := s.visibleNames()
+	if err != nil {
+		return nil, err
+	}
+	f := &store.Filter{Accounts: accts, Folder: deref(a.Folder), Bodies: hasScope(ctx, "read:bodies")}
+	if q := deref(a.Query); q != "" {
+		if f.Query, err = s.parseQuery(q); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	senders, err := st.Senders(ctx, f, a.By == "domain", a.Limit)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.SenderList{Senders: make([]generated.SenderInfo, 0, len(senders))}
+	for _, x := range senders {
+		res.Senders = append(res.Senders, generated.SenderInfo{Sender: x.Key, Name: x.Name, Messages: x.Messages, Unread: x.Unread, Latest: x.Latest.Format(time.RFC3339)})
+	}
+	return res, nil
+}
+
+// message finds a visible message by the id an agent gave.
+func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.Row, error) {
+	n, ok := store.DecodeID(id)
+	notFound := fmt.Errorf("there is no message %q; use an id from mail_list or mail_search", id)
+	if !ok {
+		return nil, nil, notFound
+	}
+	accts, err := s.visibleNames()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := st.Message(ctx, n, accts)
+	if errors.Is(err, store.ErrNoMessage) {
+		return nil, nil, notFound
+	}
+	return st, r, err
+}
+
+// MailThread implements mail_thread.
+func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (*generated.Thread, error) {
+	st, r, err := s.message(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	accts, _ := s.visibleNames()
+	rows, err := st.Thread(ctx, r.ThreadID, accts)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.Thread{Thread: store.EncodeID(r.ThreadID), Messages: make([]generated.MessageRow, 0, len(rows))}
+	for _, x := range rows {
+		res.Messages = append(res.Messages, messageRow(x, nil))
+	}
+	return res, nil
+}
+
+// MailHeaders implements mail_headers.
+func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs) (*generated.HeaderList, error) {
+	st, r, err := s.message(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	b, err := st.Body(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.HeaderList{ID: a.ID, Headers: make([]generated.HeaderField, 0, len(b.Headers))}
+	for _, h := range b.Headers {
+		res.Headers = append(res.Headers, generated.HeaderField{Name: h.Name, Value: h.Value})
+	}
+	return res, nil
+}
+
+// MailShow implements mail_show.
+func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*generated.MessageText, error) {
+	st, r, err := s.message(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	b, err := st.Body(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	text, cut := capText(b.Text, MaxShowText)
+	return &generated.MessageText{Message: messageRow(r, nil), Text: text, Truncated: cut || b.Truncated, Problems: b.Problems}, nil
+}
+
+// capText cuts s to at most n bytes on a character boundary.
+func capText(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
+}
+
+// MailAttachments implements mail_attachments.
+func (s *Service) MailAttachments(ctx context.Context, a *generated.MailAttachmentsArgs) (*generated.AttachmentList, error) {
+	_, r, err := s.message(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.AttachmentList{ID: a.ID, Attachments: make([]generated.AttachmentInfo, 0, len(r.Attachments))}
+	for _, x := range r.Attachments {
+		res.Attachments = append(res.Attachments, generated.AttachmentInfo{Name: x.Name, Type: x.ContentType, Size: int(x.Size)})
+	}
+	return res, nil
+}
+
+// MailSync implements mail_sync.
+func (s *Service) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*generated.SyncReport, error) {
+	accts, err := s.visible()
+	if err != nil {
+		return nil, err
+	}
+	if a.Account != nil && *a.Account != "" {
+		var one []configAccount
+		for _, x := range accts {
+			if x.Name == *a.Account {
+				one = append(one, x)
+			}
+		}
+		if len(one) == 0 {
+			return nil, fmt.Errorf("there is no account named %q; the accounts tool lists them", *a.Account)
+		}
+		accts = one
+	}
+	if len(accts) == 0 {
+		return nil, errors.New("no account is configured; the person adds one with postern account add")
+	}
+	if s.Sync == nil {
+		return nil, errors.New("this server cannot sync; run postern sync in a terminal")
+	}
+	outs, err := s.Sync(ctx, accts)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.SyncReport{Accounts: make([]generated.SyncOutcome, 0, len(outs))}
+	for _, o := range outs {
+		res.Accounts = append(res.Accounts, generated.SyncOutcome{Account: o.Account, New: o.New, Deleted: o.Deleted, FlagsChanged: o.FlagsChanged, Folders: o.Folders, Error: o.Error})
+	}
+	return res, nil
+}
