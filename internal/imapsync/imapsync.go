@@ -151,12 +151,8 @@ func Sync(ctx context.Context, st *store.Store, a Account, opt Options) (*Result
 	}
 	defer c.Close()
 	s := &syncer{st: st, c: c, a: a, opt: opt, accountID: accountID, res: &Result{}}
-	if c.Caps().Has(imap.CapCondStore) {
-		s.condstore = true
-		if _, err := c.Enable(imap.CapCondStore).Wait(); err != nil {
-			s.condstore = false
-		}
-	}
+	// SELECT … (CONDSTORE) turns CONDSTORE on for the session (RFC 7162), so no ENABLE is needed.
+	s.condstore = c.Caps().Has(imap.CapCondStore)
 	err = s.run(ctx)
 	msg := ""
 	if err != nil {
