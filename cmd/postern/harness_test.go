@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/postern-mcp/postern/internal/imaptest"
 )
 
 // binary is the real postern, built once for the end-to-end tests.
@@ -30,7 +32,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building postern:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := imaptest.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -256,6 +257,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	configPathFlag(fs, &cfgPath)
 	fs.StringVar(&only, "account", "", "sync only this account")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
+	stats := fs.Bool("stats", false, "print the time taken and the peak memory used")
 	if _, err := splitFlags(fs, args); err != nil {
 		return err
 	}
@@ -286,6 +288,10 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var opt mailsync.Options
+	// POSTERN_SYNC_BATCH sets how many messages are committed at once (default 200).
+	if v, err := strconv.Atoi(os.Getenv("POSTERN_SYNC_BATCH")); err == nil && v > 0 {
+		opt.BatchSize = v
+	}
 	tty := isTerminal(stderr) && !*quiet
 	if tty {
 		opt.Progress = func(p imapsync.Progress) {
@@ -325,5 +331,24 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stdout, "Synced %d account(s) in %s.\n", len(outs), time.Since(start).Round(time.Millisecond))
 	}
+	if *stats {
+		fmt.Fprintf(stdout, "stats: %.3f s, peak memory %s\n", time.Since(start).Seconds(), peakMemory())
+	}
 	return nil
+}
+
+// peakMemory is this process's peak resident memory, as Linux reports it.
+func peakMemory() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+		}
+	}
+	return "unknown"
 }
