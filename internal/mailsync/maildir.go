@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/imapsync"
@@ -70,11 +71,13 @@ func SyncMaildir(ctx context.Context, st *store.Store, a config.Account, opt Opt
 			}
 		}
 		if err := maildirFolder(ctx, st, a, f, folders[name], opt, res); err != nil {
-			return res, fmt.Errorf("importing folder %s of %s: %w", name, a.Name, err)
+			err = fmt.Errorf("importing folder %s of %s: %w", name, a.Name, err)
+			st.SetAccountSynced(ctx, accountID, time.Now(), err.Error())
+			return res, err
 		}
 		res.Folders++
 	}
-	return res, nil
+	return res, st.SetAccountSynced(ctx, accountID, time.Now(), "")
 }
 
 type maildirFile struct {

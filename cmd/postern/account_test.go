@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/postern-mcp/postern/internal/corpus"
+	"github.com/postern-mcp/postern/internal/imaptest"
+)
+
+func TestAccountCommands(t *testing.T) {
+	env := home(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	os.WriteFile(cfg, []byte("# my settings\n[mcp]\nscopes = [\"read\"]\n"), 0o600)
+	maildir := filepath.Join(dir, "Maildir")
+	if _, err := corpus.WriteMaildir(maildir, corpus.Options{Seed: 1, Messages: 30}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, string, int) {
+		return runCLI(t, env, append(args, "--config", cfg)...)
+	}
+	if out, errOut, code := run("account", "add", "work", "--imap", "imap.example.com:993", "--user", "me@example.com", "--password-cmd", "pass show mail/work"); code != 0 || !strings.Contains(out, "Added account work") {
+		t.Fatalf("add imap: %d %q %q", code, out, errOut)
+	}
+	if _, errOut, code := run("account", "add", "local", "--maildir", maildir); code != 0 {
+		t.Fatalf("add maildir: %s", errOut)
+	}
+	for _, bad := range [][]string{
+		{"account", "add", "work", "--maildir", maildir},                                                                 // duplicate
+		{"account", "add", "x", "--imap", "imap.example.com:143", "--user", "u", "--password-cmd", "c", "--tls", "none"}, // plain to a remote host
+		{"account", "add", "y", "--imap", "imap.example.com", "--user", "u", "--password-cmd", "c"},                      // no port
+		{"account", "add", "z", "--maildir", dir},                                                                        // not a Maildir
+		{"account", "add", "bad name!", "--maildir", maildir},
+	} {
+		if _, errOut, code := run(bad...); code == 0 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
+	b, _ := os.ReadFile(cfg)
+	if !strings.Contains(string(b), "# my settings") || !strings.Contains(string(b), `scopes = ["read"]`) {
+		t.Fatalf("adding accounts lost the rest of the file:\n%s", b)
+	}
+	if st, _ := os.Stat(cfg); st.Mode().Perm() != 0o600 {
+		t.Fatalf("config mode %v", st.Mode().Perm())
+	}
+	if _, errOut, code := run("sync", "--account", "local"); code != 0 {
+		t.Fatalf("sync local: %s", errOut)
+	}
+	out, _, code := run("account", "list", "--json")
+	var rows []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 2 {
+		t.Fatalf("list: %d %q", code, out)
+	}
+	if strings.Contains(out, "pass show") {
+		t.Fatalf("account list shows the password command: %s", out)
+	}
+	if rows[1]["name"] != "local" || rows[1]["messages"] != float64(30) || rows[1]["last_sync"] == nil {
+		t.Fatalf("local row: %v", rows[1])
+	}
+	if out, errOut, code := run("account", "remove", "local"); code != 0 || !strings.Contains(out, "30 messages") {
+		t.Fatalf("remove: %d %q %q", code, out, errOut)
+	}
+	out, _, _ = run("account", "list", "--json")
+	if strings.Contains(out, `"local"`) {
+		t.Fatalf("removed account still listed: %s", out)
+	}
+	b, _ = os.ReadFile(cfg)
+	if !strings.Contains(string(b), "# my settings") || !strings.Contains(string(b), `name = "work"`) || strings.Contains(string(b), "local") {
+		t.Fatalf("remove changed the wrong parts of the file:\n%s", b)
+	}
+	if _, _, code := run("account", "remove", "local"); code == 0 {
+		t.Fatal("removing an unknown account succeeded")
+	}
+}
+
+// TestMailSyncTool: the mail_sync tool syncs through the stdio server, and
+// status and accounts then show the sync state.
+func TestMailSyncTool(t *testing.T) {
+	srv := imaptest.Start(t)
+	u := srv.NewUser(t)
+	n, err := corpus.WriteMaildir(u.Maildir, corpus.Options{Seed: 13, Messages: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.FixOwnership(t)
+	env, cfg, _ := imapHome(t, u, srv.Addr, "none")
+	s := startEnv(t, env, "--config", cfg)
+	s.initialize("2025-11-25")
+	r := result(t, s.rpc(1, "tools/call", map[string]any{"name": "mail_sync"}))
+	sc := r["structuredContent"].(map[string]any)
+	acct := sc["accounts"].([]any)[0].(map[string]any)
+	if r["isError"] != false || acct["new"] != float64(n) || acct["error"] != nil {
+		t.Fatalf("mail_sync: %v", r)
+	}
+	st := result(t, s.rpc(2, "tools/call", map[string]any{"name": "status"}))["structuredContent"].(map[string]any)
+	row := st["accounts"].([]any)[0].(map[string]any)
+	if row["messages"] != float64(n) || row["last_sync"] == nil {
+		t.Fatalf("status after sync: %v", row)
+	}
+	text := callText(result(t, s.rpc(3, "tools/call", map[string]any{"name": "accounts"})))
+	if strings.Contains(text, u.Password) || !strings.Contains(text, "messages: 120") {
+		t.Fatalf("accounts: %q", text)
+	}
+	// A second mail_sync finds nothing new.
+	r = result(t, s.rpc(4, "tools/call", map[string]any{"name": "mail_sync", "arguments": map[string]any{"account": "work"}}))
+	if r["structuredContent"].(map[string]any)["accounts"].([]any)[0].(map[string]any)["new"] != float64(0) {
+		t.Fatalf("second mail_sync: %v", r)
+	}
+	r = result(t, s.rpc(5, "tools/call", map[string]any{"name": "mail_sync", "arguments": map[string]any{"account": "nope"}}))
+	if r["isError"] != true {
+		t.Fatalf("mail_sync of an unknown account: %v", r)
+	}
+}
