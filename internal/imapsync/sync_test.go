@@ -112,7 +112,7 @@ func serverState(t *testing.T, c *imapclient.Client) map[string]msg {
 }
 
 // filename is a part's file name as the server reports it, RFC 2231 forms
-// (filename*=UTF-8''…) decoded by the test itself.
+// (filename*=UTF-8”…) decoded by the test itself.
 func filename(sp *imap.BodyStructureSinglePart) string {
 	if n := sp.Filename(); n != "" {
 		return n
