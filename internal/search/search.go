@@ -6,6 +6,7 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +33,7 @@ type Query struct {
 	After         time.Time // date >= After
 	Before        time.Time // date < Before
 	Larger        int64     // size > Larger
-	Smaller       int64     // size < Smaller, when > 0
+	Smaller       *int64    // size < *Smaller, when set (smaller:0 matches nothing)
 }
 
 // Operators lists the operators, for messages.
@@ -135,8 +136,8 @@ func Parse(q string, now time.Time) (*Query, error) {
 				if n > out.Larger {
 					out.Larger = n
 				}
-			} else if out.Smaller == 0 || n < out.Smaller {
-				out.Smaller = n
+			} else if out.Smaller == nil || n < *out.Smaller {
+				out.Smaller = &n
 			}
 		}
 		_ = i
@@ -266,8 +267,11 @@ func parseSize(s string) (int64, error) {
 		mult, s = 1<<30, strings.TrimSuffix(strings.TrimSuffix(s, "b"), "g")
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || f > 1<<40 {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 		return 0, fmt.Errorf("not a size; write bytes or a number with k, M or G, such as 500k")
+	}
+	if f*mult > 1<<50 {
+		return 0, fmt.Errorf("too large; no message is bigger than a few hundred megabytes")
 	}
 	return int64(f * mult), nil
 }

@@ -136,9 +136,9 @@ func (f *Filter) where() (string, []any, error) {
 			conds = append(conds, "m.size > ?")
 			args = append(args, q.Larger)
 		}
-		if q.Smaller > 0 {
+		if q.Smaller != nil {
 			conds = append(conds, "m.size < ?")
-			args = append(args, q.Smaller)
+			args = append(args, *q.Smaller)
 		}
 		for _, t := range q.Terms {
 			expr := ftsExpr(t)
@@ -192,7 +192,8 @@ func Words(s string) []string {
 		}
 	}
 	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) {
+		// As the index's unicode61 tokenizer: letters, numbers and private-use characters make words.
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Co, r) {
 			cur = append(cur, r)
 		} else {
 			flush()
