@@ -1,0 +1,235 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of Summarize.
+const (
+	MaxStringRunes = 64 // runes kept of a string argument, after masking
+	MaxDepth       = 4  // nesting kept; deeper arrays and objects become {"length": N}
+	MaxItems       = 20 // array items kept; the rest are counted in a last {"more": N}
+	MaxKeys        = 32 // object keys kept (sorted); the rest are counted under "…more"
+)
+
+// Summarize returns what the log keeps of a call's arguments. A value whose key is in freeText
+// (at any depth) becomes {"length": N}, N its size in bytes (a string's UTF-8, anything else's
+// JSON); every other string, keys included, goes through mask and is then cut to MaxStringRunes;
+// numbers and booleans are kept unless mask changes how they read; arrays and objects are
+// summarised the same way down to MaxDepth. A nil mask replaces every digit with '#'.
+func Summarize(args map[string]any, freeText map[string]bool, mask func(string) string) map[string]any {
+	s := summarizer{freeText: freeText, mask: mask}
+	if s.mask == nil {
+		s.mask = hideDigits
+	}
+	out, _ := s.object(args, 0).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	return out
+}
+
+// ErrorText is what the log keeps of a refusal or failure sentence: masked, then cut to
+// MaxErrorRunes. A nil mask replaces every digit with '#'.
+func ErrorText(msg string, mask func(string) string) string {
+	if mask == nil {
+		mask = hideDigits
+	}
+	return cut(mask(msg), MaxErrorRunes)
+}
+
+type summarizer struct {
+	freeText map[string]bool
+	mask     func(string) string
+}
+
+func (s summarizer) value(v any, depth int) any {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case bool:
+		return v
+	case string:
+		return s.str(v)
+	case json.Number:
+		return s.number(string(v), v)
+	case float64:
+		return s.number(strconv.FormatFloat(v, 'g', -1, 64), v)
+	case float32:
+		return s.number(strconv.FormatFloat(float64(v), 'g', -1, 32), v)
+	case int:
+		return s.number(strconv.Itoa(v), v)
+	case int64:
+		return s.number(strconv.FormatInt(v, 10), v)
+	case int32:
+		return s.number(strconv.FormatInt(int64(v), 10), v)
+	case uint:
+		return s.number(strconv.FormatUint(uint64(v), 10), v)
+	case uint64:
+		return s.number(strconv.FormatUint(v, 10), v)
+	case uint32:
+		return s.number(strconv.FormatUint(uint64(v), 10), v)
+	case map[string]any:
+		return s.object(v, depth)
+	case []any:
+		return s.array(v, depth)
+	}
+	// Any other type (typed maps, slices, structs, json.RawMessage): read it back as plain JSON.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "(not JSON)"
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var plain any
+	if dec.Decode(&plain) != nil {
+		return "(not JSON)"
+	}
+	return s.value(plain, depth)
+}
+
+func (s summarizer) str(v string) string { return cut(s.mask(v), MaxStringRunes) }
+
+// number keeps n unless the mask would change how it reads (a code sent as a number).
+func (s summarizer) number(text string, n any) any {
+	if m := s.mask(text); m != text {
+		return cut(m, MaxStringRunes)
+	}
+	return n
+}
+
+func (s summarizer) object(m map[string]any, depth int) any {
+	if depth >= MaxDepth {
+		return lengthOf(m)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]any, min(len(keys), MaxKeys+1))
+	for i, k := range keys {
+		if i == MaxKeys {
+			out["…more"] = len(keys) - MaxKeys
+			break
+		}
+		if s.freeText[k] {
+			out[s.str(k)] = lengthOf(m[k])
+			continue
+		}
+		out[s.str(k)] = s.value(m[k], depth+1)
+	}
+	return out
+}
+
+func (s summarizer) array(a []any, depth int) any {
+	if depth >= MaxDepth {
+		return lengthOf(a)
+	}
+	out := make([]any, 0, min(len(a), MaxItems+1))
+	for i, v := range a {
+		if i == MaxItems {
+			out = append(out, map[string]any{"more": len(a) - MaxItems})
+			break
+		}
+		out = append(out, s.value(v, depth+1))
+	}
+	return out
+}
+
+// lengthOf is {"length": N}: a string's UTF-8 bytes, anything else's JSON bytes.
+func lengthOf(v any) map[string]any {
+	if s, ok := v.(string); ok {
+		return map[string]any{"length": len(s)}
+	}
+	if v == nil {
+		return map[string]any{"length": 0}
+	}
+	b, _ := json.Marshal(v)
+	return map[string]any{"length": len(b)}
+}
+
+// cut keeps at most n runes of s, the last being "…" when something was cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == n-1 {
+			break
+		}
+		count++
+	}
+	return s[:i] + "…"
+}
+
+func hideDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '#'
+		}
+		return r
+	}, s)
+}
+
+// IDsFrom collects, in document order and without repeats, every string value under a key "id"
+// or "thread" anywhere in a JSON result. Whatever follows a syntax error is ignored.
+func IDsFrom(structured []byte) []string {
+	w := idWalker{dec: json.NewDecoder(bytes.NewReader(structured)), seen: map[string]bool{}}
+	w.dec.UseNumber()
+	w.walk(false)
+	return w.ids
+}
+
+type idWalker struct {
+	dec  *json.Decoder
+	seen map[string]bool
+	ids  []string
+}
+
+// walk reads one value; wanted says it sits under an "id" or "thread" key. It returns false on
+// a syntax error or the end of input.
+func (w *idWalker) walk(wanted bool) bool {
+	tok, err := w.dec.Token()
+	if err != nil {
+		return false
+	}
+	switch t := tok.(type) {
+	case string:
+		if wanted && !w.seen[t] {
+			w.seen[t] = true
+			w.ids = append(w.ids, t)
+		}
+	case json.Delim:
+		switch t {
+		case '{':
+			for w.dec.More() {
+				key, err := w.dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := key.(string)
+				if !w.walk(k == "id" || k == "thread") {
+					return false
+				}
+			}
+			_, err := w.dec.Token()
+			return err == nil
+		case '[':
+			for w.dec.More() {
+				if !w.walk(false) {
+					return false
+				}
+			}
+			_, err := w.dec.Token()
+			return err == nil
+		}
+	}
+	return true
+}
