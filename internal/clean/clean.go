@@ -1,0 +1,244 @@
+// Package clean makes strangers' strings safe to show an agent: invisible and
+// control characters out, one line per field, bodies between marker lines no
+// message can forge. It never changes visible text, and it never logs what it cleans.
+//
+// # What happens to each character
+//
+//	Class                                                   Line    Text
+//	CR LF TAB VT FF, NEL U+0085, LS/PS U+2028/2029          space   LF; TAB kept; CRLF → LF
+//	other C0 controls, DEL, other C1 controls               removed removed
+//	bidi: U+061C U+200E/200F U+202A–202E U+2066–2069        removed removed
+//	U+200B, U+2060–2064, U+206A–206F, U+FEFF, U+180E        removed removed
+//	U+00AD soft hyphen, U+034F CGJ, U+17B4/17B5             removed removed
+//	Hangul fillers U+115F U+1160 U+3164 U+FFA0              removed removed
+//	U+FFF0–FFFB, U+1BCA0–1BCA3, U+1D173–1D17A               removed removed
+//	any other format character (Cf) drawing nothing         removed removed
+//	noncharacters U+FDD0–FDEF, U+xxFFFE/xxFFFF              removed removed
+//	tags U+E0000–E007F, the rest of U+E0000–E0FFF           removed removed
+//	  but U+1F3F4 + tags gbeng|gbsct|gbwls + U+E007F        kept    kept
+//	ZWJ U+200D between emoji (family, rainbow flag…)        kept    kept
+//	ZWJ, ZWNJ U+200C in a joining script (1)                kept    kept
+//	ZWJ, ZWNJ anywhere else                                 removed removed
+//	VS15/VS16 U+FE0E/FE0F right after emoji, 0–9 # *        kept    kept
+//	Mongolian FVS U+180B–180D/180F after a Mongolian letter kept    kept
+//	other variation selectors U+FE00–FE0D, U+E0100–E01EF    removed removed
+//	invalid UTF-8                                           U+FFFD  U+FFFD
+//	letters of every script (look-alikes too), marks        kept    kept
+//	emoji, skin tones, regional-indicator flags, keycaps    kept    kept
+//	private use, NBSP and other visible spaces              kept    kept
+//
+// (1) between two letters, or after a virama, of Arabic, Syriac, N'Ko,
+// Mongolian, the Indic scripts, Sinhala, Tibetan, Khmer, Myanmar and a few
+// more (see joiningScripts), where joiners change how letters join.
+//
+// Visible format characters (Arabic number signs U+0600–0605, U+06DD, U+070F,
+// U+0890–0891, U+08E2, Kaithi U+110BD/110CD) draw a glyph and are kept.
+// Ideographic variation selectors go: the ideograph stays, only its preferred
+// glyph is lost, and a selector per character is a hidden channel. The three
+// tag flags are kept because a choice among three visible flags hides nothing.
+//
+// Line also collapses runs of spaces, trims both ends and keeps at most
+// MaxLine runes, ending a cut value with "…". Text trims the spaces at the end
+// of each line and drops blank lines at the start and the end. Both are
+// idempotent.
+//
+// # Frames
+//
+// Frame puts a body between two marker lines:
+//
+//	<<<KIND MARK begins>>>
+//	body
+//	<<<KIND MARK ends>>>
+//
+// KIND is a short word such as mail-text; MARK is 32 lowercase hex digits
+// from NewMark (128 bits from crypto/rand), fresh for each answer. A message
+// cannot close a frame because it cannot know the mark; FrameNote tells the
+// agent so.
+package clean
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxLine is the most runes Line returns; a longer value is cut and ends with "…".
+const MaxLine = 2000
+
+// Line returns s as a field value on one line: line breaks and tabs become a
+// space, invisible and control characters go, runs of spaces collapse, both
+// ends are trimmed and the value is cut to MaxLine runes.
+func Line(s string) string {
+	out := line(s)
+	if utf8.RuneCountInString(out) <= MaxLine {
+		return out
+	}
+	rs := []rune(out)[:MaxLine-1]
+	// Clean the prefix again: the cut may leave a joiner or a space at its end.
+	return line(string(rs)) + "…"
+}
+
+func line(s string) string {
+	rs := context(filter(s, false))
+	var b strings.Builder
+	b.Grow(len(rs))
+	space := false
+	for _, r := range rs {
+		if r == ' ' {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Text returns s as a body: the same characters go as in Line, but line feeds
+// and tabs stay (CRLF, CR, VT, FF, NEL, LS and PS become LF), spaces inside a
+// line are left alone, spaces at the end of each line and blank lines at the
+// start and the end are removed.
+func Text(s string) string {
+	rs := context(filter(s, true))
+	lines := strings.Split(string(rs), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
+	}
+	out := strings.Join(lines, "\n")
+	return strings.TrimRight(strings.TrimLeft(out, "\n"), "\n")
+}
+
+// filter maps breaks and drops every character whose fate does not depend on
+// its neighbours. In text mode breaks become LF and tabs stay; else a space.
+func filter(s string, text bool) []rune {
+	out := make([]rune, 0, len(s))
+	for i, r := range s {
+		// Ranging over a string yields U+FFFD for each invalid byte.
+		switch classify(r) {
+		case keep, decide:
+			out = append(out, r)
+		case brk:
+			switch {
+			case !text:
+				out = append(out, ' ')
+			case r == '\t':
+				out = append(out, '\t')
+			case r == '\r' && i+1 < len(s) && s[i+1] == '\n':
+				// CRLF: the LF that follows makes the line break.
+			default:
+				out = append(out, '\n')
+			}
+		}
+	}
+	return out
+}
+
+// context decides the characters that are kept or removed depending on their
+// neighbours: joiners, variation selectors and tag characters. It reads the
+// previous kept rune and the next candidate, so a second pass decides alike.
+func context(rs []rune) []rune {
+	out := make([]rune, 0, len(rs))
+	script := -1 // joining script of the last letter kept, if only marks followed it
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		prev, next := rune(-1), rune(-1)
+		if len(out) > 0 {
+			prev = out[len(out)-1]
+		}
+		if i+1 < len(rs) {
+			next = rs[i+1]
+		}
+		switch {
+		case r == blackFlag:
+			if n := subdivisionFlag(rs[i+1:]); n > 0 {
+				out = append(out, rs[i:i+1+n]...)
+				i += n
+			} else {
+				out = append(out, r)
+			}
+			script = -1
+			continue
+		case isTag(r):
+			continue
+		case r == zwj || r == zwnj:
+			emoji := r == zwj && emojiEnd(prev) && isExtPict(next)
+			// In a joining script a joiner sits between two letters, or after a
+			// virama at the end of a word (Malayalam chillu, U+0D28 U+0D4D U+200D).
+			joining := script >= 0 && isLetterOrMark(prev) &&
+				(joiningNext(next) || unicode.Is(unicode.Mn, prev))
+			if emoji || joining {
+				out = append(out, r)
+			}
+			continue // script stays: the letter after the joiner sets it anew
+		case r == vs15 || r == vs16:
+			if isExtPict(prev) || isKeycapBase(prev) {
+				out = append(out, r)
+			}
+			continue
+		case isMongolianFVS(r):
+			if script == mongolian && unicode.IsLetter(prev) {
+				out = append(out, r)
+			}
+			continue
+		}
+		out = append(out, r)
+		switch {
+		case unicode.IsLetter(r):
+			script = joiningScript(r)
+		case unicode.Is(unicode.M, r):
+			// a mark keeps its letter's script
+		default:
+			script = -1
+		}
+	}
+	return out
+}
+
+// emojiEnd reports whether r may end an emoji that a ZWJ continues: a
+// pictograph, a skin tone, VS16 or the end of a tag flag.
+func emojiEnd(r rune) bool {
+	return isExtPict(r) || (r >= 0x1F3FB && r <= 0x1F3FF) || r == vs16 || r == tagEnd
+}
+
+func isKeycapBase(r rune) bool {
+	return (r >= '0' && r <= '9') || r == '#' || r == '*'
+}
+
+func isLetterOrMark(r rune) bool {
+	return r >= 0 && (unicode.IsLetter(r) || unicode.Is(unicode.M, r))
+}
+
+func joiningNext(r rune) bool {
+	if r < 0 {
+		return false
+	}
+	if unicode.Is(unicode.M, r) {
+		return true
+	}
+	return unicode.IsLetter(r) && joiningScript(r) >= 0
+}
+
+// subdivisionFlag returns how many tag characters after U+1F3F4 spell one of
+// the three flags Unicode recommends (England, Scotland, Wales), or 0.
+func subdivisionFlag(rs []rune) int {
+	for _, code := range []string{"gbeng", "gbsct", "gbwls"} {
+		n := len(code) + 1
+		if len(rs) < n || rs[n-1] != tagEnd {
+			continue
+		}
+		ok := true
+		for j := 0; j < len(code); j++ {
+			if rs[j] != tagBase+rune(code[j]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return n
+		}
+	}
+	return 0
+}
