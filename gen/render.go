@@ -243,10 +243,14 @@ func newParamView(p *catalog.Param) *paramView {
 		pv.GoType = goScalar[p.Type]
 		pv.TypeDoc = p.Type
 	}
+	free := ""
+	if p.FreeText {
+		free = ` audit:"free_text"`
+	}
 	if p.Required {
-		pv.Tag = fmt.Sprintf("`json:%q jsonschema:\"required\"`", p.Name)
+		pv.Tag = fmt.Sprintf("`json:%q jsonschema:\"required\"%s`", p.Name, free)
 	} else {
-		pv.Tag = fmt.Sprintf("`json:%q`", p.Name+",omitempty")
+		pv.Tag = fmt.Sprintf("`json:%q%s`", p.Name+",omitempty", free)
 	}
 	if p.Default != nil {
 		pv.DefaultGo = goLiteral(p.Default)
@@ -325,7 +329,15 @@ func newFieldView(f *catalog.Field) *fieldView {
 		fv.GoType = base
 		fv.TypeDoc = f.Type
 	}
-	fv.Tag = fmt.Sprintf("`json:%q`", f.Name+omit)
+	format := f.Format
+	if format == "" && (f.Type == "string") {
+		format = "line"
+	}
+	if format != "" {
+		fv.Tag = fmt.Sprintf("`json:%q post:%q`", f.Name+omit, format)
+	} else {
+		fv.Tag = fmt.Sprintf("`json:%q`", f.Name+omit)
+	}
 	return fv
 }
 

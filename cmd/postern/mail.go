@@ -83,6 +83,8 @@ Flags:
 	fs.StringVar(&pwCmd, "password-cmd", "", "command that prints the password")
 	fs.StringVar(&tlsMode, "tls", "implicit", "implicit (port 993), starttls (port 143) or none (only to this computer)")
 	fs.StringVar(&maildir, "maildir", "", "a local Maildir to import, read-only")
+	var trusted multi
+	fs.Var(&trusted, "trust-authserv", "authserv-id of your provider's receiving server (e.g. mx.example.com) whose Authentication-Results mark forged mail; repeatable")
 	pos, err := splitFlags(fs, args)
 	if err != nil {
 		return err
@@ -131,6 +133,7 @@ Flags:
 		fs.Usage()
 		return exitError{2}
 	}
+	a.TrustedAuthServ = trusted
 	if err := config.AddAccount(cfgPath, a); err != nil {
 		return err
 	}

@@ -14,9 +14,11 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/postern-mcp/postern/gen/catalog"
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/audit"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
@@ -51,6 +53,8 @@ Usage:
                                  manage mail accounts (passwords are never stored)
   postern sync [--account NAME]  fetch mail into the local store (resumable)
   postern demo                   a sample mailbox and what an agent sees, no account needed
+  postern log [--month YYYY-MM] [--json]
+                                 what agents asked and were given (no text, no secrets)
   postern catalog lint [--dir DIR]
                                  check the catalog (contributors)
   postern version [--json]       print the version
@@ -88,6 +92,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdSync(args[1:], stdout, stderr)
 	case "demo":
 		err = cmdDemo(args[1:], stdout, stderr)
+	case "log":
+		err = cmdLog(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -148,6 +154,7 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	reg.SetAudit(audit.Open(config.StateDir(), time.Now))
 	var grant func() dispatch.Grant
 	if f.scopes != "" {
 		g, err := dispatch.ParseGrant(f.scopes)

@@ -97,6 +97,7 @@ type Param struct {
 	Pattern     string   `yaml:"pattern"`
 	MaxItems    *int     `yaml:"max_items"`
 	Items       *Items   `yaml:"items"`
+	FreeText    bool     `yaml:"free_text"`
 	Pos         Pos      `yaml:"-"`
 }
 
@@ -124,6 +125,7 @@ type Field struct {
 	List        bool     `yaml:"list"`
 	Optional    bool     `yaml:"optional"`
 	Enum        []string `yaml:"enum"`
+	Format      string   `yaml:"format"`
 	Pos         Pos      `yaml:"-"`
 }
 

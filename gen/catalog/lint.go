@@ -204,6 +204,9 @@ func lintParam(t *Tool, prm *Param, add func(Pos, string, ...any)) {
 	} else if prm.Items != nil || prm.MaxItems != nil {
 		add(p, "%s: items and max_items only apply to array", where)
 	}
+	if prm.FreeText && prm.Type != "string" {
+		add(p, "%s: free_text only applies to string", where)
+	}
 	if prm.Required && prm.Default != nil {
 		add(p, "%s: a required argument cannot have a default", where)
 	}
@@ -297,6 +300,9 @@ func lintType(t *Type, types map[string]*Type, add func(Pos, string, ...any)) {
 		seen[f.Name] = true
 		if !scalarTypes[f.Type] && types[f.Type] == nil {
 			add(f.Pos, "type %s, field %s: type %s is neither a scalar nor declared in types", t.Name, f.Name, f.Type)
+		}
+		if f.Format != "" && f.Type != "string" {
+			add(f.Pos, "type %s, field %s: format only applies to string fields", t.Name, f.Name)
 		}
 		if len(f.Enum) > 0 && f.Type != "string" {
 			add(f.Pos, "type %s, field %s: enum only applies to string fields", t.Name, f.Name)

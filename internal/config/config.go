@@ -38,6 +38,9 @@ type Account struct {
 	PasswordCmd string `toml:"password_cmd,omitempty"`
 	TLS         string `toml:"tls,omitempty"`
 	Path        string `toml:"path,omitempty"`
+	// TrustedAuthServ names the receiving servers whose Authentication-Results
+	// are believed (RFC 8601 authserv-id, e.g. "mx.example.com").
+	TrustedAuthServ []string `toml:"trusted_authserv_ids,omitempty"`
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/postern/config.toml (~/.config when unset).

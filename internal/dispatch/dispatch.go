@@ -10,10 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"regexp"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -21,6 +24,8 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/audit"
+	"github.com/postern-mcp/postern/internal/mask"
 )
 
 // CallInfo describes the connection a call comes from; handlers read it from the context.
@@ -111,6 +116,8 @@ type Tool struct {
 	Output   json.RawMessage // the output schema, as served
 	accepted []string
 
+	freeText map[string]bool // arguments the audit log keeps by length only
+
 	once    sync.Once
 	schema  *jsonschema.Schema
 	err     error
@@ -122,7 +129,11 @@ type Registry struct {
 	tools    []*Tool
 	byName   map[string]*Tool
 	handlers generated.Handlers
+	audit    *audit.Log
 }
+
+// SetAudit makes every call, refused or not, write a line to log.
+func (r *Registry) SetAudit(log *audit.Log) { r.audit = log }
 
 // New builds the registry over h, reading the embedded schemas.
 func New(h generated.Handlers) (*Registry, error) {
@@ -148,6 +159,15 @@ func New(h generated.Handlers) (*Registry, error) {
 			t.accepted = append(t.accepted, k)
 		}
 		sort.Strings(t.accepted)
+		t.freeText = map[string]bool{}
+		if at := reflect.TypeOf(spec.NewArgs()).Elem(); at.Kind() == reflect.Struct {
+			for i := 0; i < at.NumField(); i++ {
+				if at.Field(i).Tag.Get("audit") == "free_text" {
+					name, _, _ := strings.Cut(at.Field(i).Tag.Get("json"), ",")
+					t.freeText[name] = true
+				}
+			}
+		}
 		r.tools = append(r.tools, t)
 		r.byName[spec.Name] = t
 	}
@@ -218,22 +238,74 @@ func errorResult(format string, args ...any) *Result {
 	return &Result{Text: fmt.Sprintf(format, args...), IsError: true}
 }
 
-// Call runs tool name with raw arguments (nil or a JSON object) under grant g.
+// Call runs tool name with raw arguments (nil or a JSON object) under grant g,
+// and writes the call to the audit log.
 func (r *Registry) Call(ctx context.Context, name string, raw json.RawMessage, g Grant) (*Result, error) {
 	t := r.byName[name]
 	if t == nil {
 		return nil, ErrUnknownTool
 	}
+	start := time.Now()
+	res := r.call(ctx, t, raw, g)
+	if r.audit != nil {
+		r.record(ctx, t, raw, res, start)
+	}
+	return res, nil
+}
+
+func (r *Registry) record(ctx context.Context, t *Tool, raw json.RawMessage, res *Result, start time.Time) {
+	info := InfoFrom(ctx)
+	var args map[string]any
+	json.Unmarshal(raw, &args)
+	client := info.ClientName
+	if client == "" {
+		client = info.Era
+	}
+	e := audit.Entry{
+		Time: start, Client: client, Era: info.Era, Tool: t.Spec.Name,
+		Args:       audit.Summarize(args, t.freeText, logMask),
+		OK:         !res.IsError,
+		Length:     len(res.Text) + len(res.Structured),
+		DurationMS: time.Since(start).Milliseconds(),
+	}
+	if res.IsError {
+		e.Error = audit.ErrorText(res.Text, logMask)
+	} else {
+		ids := audit.IDsFrom(res.Structured)
+		if len(ids) > 200 {
+			e.IDsMore = len(ids) - 200
+			ids = ids[:200]
+		}
+		e.IDs = ids
+	}
+	if err := r.audit.Write(e); err != nil {
+		fmt.Fprintf(stderr, "postern: cannot write the audit log: %v\n", err)
+	}
+}
+
+var longDigits = regexp.MustCompile(`[0-9]{4,}`)
+
+// logMask is what the audit log does to an agent's strings: the masks, then
+// every run of four or more digits, so that no code reaches the file even when
+// an agent writes one without the words that mark a code.
+func logMask(s string) string {
+	m, _ := mask.Text(s)
+	return longDigits.ReplaceAllStringFunc(m, func(d string) string { return strings.Repeat("#", len(d)) })
+}
+
+func (r *Registry) call(ctx context.Context, t *Tool, raw json.RawMessage, g Grant) *Result {
+	name := t.Spec.Name
 	if !g[t.Spec.Scope] {
-		return errorResult("The tool %s needs the scope %q, which this connection was not granted; ask the person to grant it (postern mcp --scopes …,%s) if they want you to use it.", name, t.Spec.Scope, t.Spec.Scope), nil
+		return errorResult("The tool %s needs the scope %q, which this connection was not granted; ask the person to grant it (postern mcp --scopes …,%s) if they want you to use it.", name, t.Spec.Scope, t.Spec.Scope)
 	}
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
 	if res := t.validate(raw); res != nil {
-		return res, nil
+		res.Text = safeLine(res.Text)
+		return res
 	}
-	return r.run(ctx, t, raw), nil
+	return r.run(ctx, t, raw)
 }
 
 func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *Result) {
@@ -245,8 +317,9 @@ func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *
 	}()
 	out, err := t.Spec.Call(ctx, r.handlers, raw)
 	if err != nil {
-		return &Result{Text: sentence(err.Error()), IsError: true}
+		return &Result{Text: sentence(safeLine(err.Error())), IsError: true}
 	}
+	prepare(reflect.ValueOf(out), &answer{})
 	b, err := json.Marshal(out)
 	if err != nil {
 		return errorResult("The result of %s could not be encoded: %v.", t.Spec.Name, err)

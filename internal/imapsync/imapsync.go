@@ -19,6 +19,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
+	"github.com/postern-mcp/postern/internal/authres"
 	"github.com/postern-mcp/postern/internal/mailparse"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -33,6 +34,8 @@ type Account struct {
 	Password func(ctx context.Context) (string, error)
 	// TLSConfig overrides certificate checks (tests only).
 	TLSConfig *tls.Config
+	// TrustedAuthServ lists the authserv-ids whose Authentication-Results are believed.
+	TrustedAuthServ []string
 }
 
 // Options tune a sync.
@@ -562,6 +565,7 @@ func (s *syncer) fetchBatch(set imap.UIDSet) ([]store.NewMessage, error) {
 		}
 		if parsed != nil {
 			Fill(&nm, parsed)
+			Judge(&nm, s.a.TrustedAuthServ)
 		}
 		out = append(out, nm)
 	}
@@ -595,6 +599,19 @@ func Fill(nm *store.NewMessage, p *mailparse.Message) {
 	if nm.Size == 0 {
 		nm.Size = p.Size
 	}
+}
+
+// Judge marks a message forged when a trusted receiving server says so, and
+// masks its secrets before anything is stored or indexed.
+func Judge(nm *store.NewMessage, trusted []string) {
+	var ar []string
+	for _, h := range nm.Headers {
+		if strings.EqualFold(h.Name, "Authentication-Results") {
+			ar = append(ar, h.Value)
+		}
+	}
+	nm.Forged = authres.Forged(ar, trusted)
+	maskMessage(nm)
 }
 
 func addrs(as []mailparse.Address) []store.Address {

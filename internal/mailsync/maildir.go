@@ -202,6 +202,7 @@ func maildirFolder(ctx context.Context, st *store.Store, a config.Account, f *st
 			nm.Size = fi.Size()
 		}
 		imapsync.Fill(&nm, p)
+		imapsync.Judge(&nm, a.TrustedAuthServ)
 		batch = append(batch, nm)
 		if len(batch) >= batchSize {
 			if err := flush(); err != nil {

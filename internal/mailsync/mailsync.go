@@ -74,7 +74,7 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 // IMAPAccount turns a configured account into what imapsync needs.
 func IMAPAccount(a config.Account) imapsync.Account {
 	return imapsync.Account{
-		Name: a.Name, Server: a.Server, User: a.User, TLS: a.TLS,
+		Name: a.Name, Server: a.Server, User: a.User, TLS: a.TLS, TrustedAuthServ: a.TrustedAuthServ,
 		Password: func(ctx context.Context) (string, error) { return Password(ctx, a) },
 	}
 }

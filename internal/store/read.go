@@ -31,6 +31,8 @@ type Row struct {
 	Attachments []Attachment
 	// ThreadSize is the number of messages of the thread in the listed folder (thread listings only).
 	ThreadSize int
+	Forged     bool
+	Withheld   string
 }
 
 // Filter selects messages. Accounts limits every query to the accounts a
@@ -48,14 +50,14 @@ type Filter struct {
 	Limit         int
 }
 
-const rowColumns = `m.id, a.name, f.name, m.uid, m.message_id, m.in_reply_to, m.thread_id, m.date, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.flags, m.size, m.attachments`
+const rowColumns = `m.id, a.name, f.name, m.uid, m.message_id, m.in_reply_to, m.thread_id, m.date, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.flags, m.size, m.attachments, m.forged, m.withheld`
 
 func scanRow(sc interface{ Scan(...any) error }) (*Row, error) {
 	r := &Row{}
 	var date int64
 	var to, cc, atts string
 	if err := sc.Scan(&r.ID, &r.Account, &r.Folder, &r.UID, &r.MessageID, &r.InReplyTo, &r.ThreadID, &date, &r.Subject,
-		&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts); err != nil {
+		&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld); err != nil {
 		return nil, err
 	}
 	r.Date = time.Unix(date, 0).UTC()
@@ -256,7 +258,7 @@ func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
 		var date int64
 		var to, cc, atts string
 		if err := rows.Scan(&r.ID, &r.Account, &r.Folder, &r.UID, &r.MessageID, &r.InReplyTo, &r.ThreadID, &date, &r.Subject,
-			&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &n); err != nil {
+			&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld, &n); err != nil {
 			return nil, false, s.explain(err)
 		}
 		r.Date = time.Unix(date, 0).UTC()

@@ -28,7 +28,15 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 1
+const schemaVersion = 2
+
+// upgrades[v] brings a store of schema v to v+1.
+var upgrades = map[int][]string{
+	1: {
+		`ALTER TABLE messages ADD COLUMN forged INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE messages ADD COLUMN withheld TEXT NOT NULL DEFAULT ''`,
+	},
+}
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)`,
@@ -148,9 +156,19 @@ func (s *Store) migrate() error {
 		return s.explain(err)
 	}
 	defer tx.Rollback()
-	for _, q := range schema {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("cannot create the store's tables: %w", err)
+	if v == 0 {
+		for _, q := range schema {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("cannot create the store's tables: %w", err)
+			}
+		}
+		v = 1
+	}
+	for ; v < schemaVersion; v++ {
+		for _, q := range upgrades[v] {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("cannot upgrade the store %s from schema %d: %w", s.path, v, err)
+			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?)`, strconv.Itoa(schemaVersion)); err != nil {

@@ -63,6 +63,8 @@ type NewMessage struct {
 	TextTruncated bool
 	Headers       []Header
 	Problems      []string
+	Forged        bool
+	Withheld      string // why the text is withheld, when it is
 }
 
 // EnsureAccount returns the id of the account, creating it.
@@ -314,7 +316,7 @@ func (s *Store) AddMessages(ctx context.Context, f *Folder, msgs []NewMessage, s
 	}
 	defer tx.Rollback()
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages(id, account_id, folder_id, uid, message_id, in_reply_to, thread_id, date, subject,
-		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(folder_id, uid) DO NOTHING`)
 	if err != nil {
 		return s.explain(err)
@@ -380,7 +382,7 @@ func (s *Store) addOne(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, f *Folder
 		return s.explain(err)
 	}
 	if _, err := ins.ExecContext(ctx, id, f.AccountID, f.ID, m.UID, m.MessageID, m.InReplyTo, thread, date.Unix(), m.Subject,
-		m.From.Name, m.From.Email, joinAddrs(m.To), joinAddrs(m.Cc), m.Flags, m.Size, atts, m.ModSeq); err != nil {
+		m.From.Name, m.From.Email, joinAddrs(m.To), joinAddrs(m.Cc), m.Flags, m.Size, atts, m.ModSeq, m.Forged, m.Withheld); err != nil {
 		return s.explain(err)
 	}
 	refs := append([]string{}, m.References...)

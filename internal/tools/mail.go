@@ -126,6 +126,12 @@ func messageRow(r *store.Row, fields map[string]bool) generated.MessageRow {
 	if want("attachments") {
 		out.Attachments = ptr(len(r.Attachments))
 	}
+	if r.Forged {
+		out.Forged = ptr(true)
+	}
+	if r.Withheld != "" {
+		out.Withheld = r.Withheld
+	}
 	if want("thread") {
 		out.Thread = store.EncodeID(r.ThreadID)
 		if r.ThreadSize > 0 {
@@ -338,6 +344,9 @@ func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*gen
 		return nil, err
 	}
 	text, cut := capText(b.Text, MaxShowText)
+	if r.Withheld != "" {
+		text, cut = "[postern withholds this message's text: "+r.Withheld+". The person can read it in their mail program.]", false
+	}
 	return &generated.MessageText{Message: messageRow(r, nil), Text: text, Truncated: cut || b.Truncated, Problems: b.Problems}, nil
 }
 
