@@ -170,4 +170,3 @@ func walkStrings(v any, fn func(string)) {
 		}
 	}
 }
-
