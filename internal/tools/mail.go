@@ -46,7 +46,7 @@ func (s *Service) scopeAccounts(account *string) ([]string, error) {
 			return []string{n}, nil
 		}
 	}
-	return nil, fmt.Errorf("there is no account named %q; the accounts tool lists them", *account)
+	return nil, errors.New("there is no such account here; the accounts tool lists the accounts you can use")
 }
 
 func encodeCursor(id int64) string { return "c" + strconv.FormatInt(id, 36) }
@@ -279,7 +279,7 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 // message finds a visible message by the id an agent gave.
 func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.Row, error) {
 	n, ok := store.DecodeID(id)
-	notFound := fmt.Errorf("there is no message %q; use an id from mail_list or mail_search", id)
+	notFound := errors.New("there is no such message here; use an id from mail_list or mail_search")
 	if !ok {
 		return nil, nil, notFound
 	}
@@ -389,7 +389,7 @@ func (s *Service) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*gen
 			}
 		}
 		if len(one) == 0 {
-			return nil, fmt.Errorf("there is no account named %q; the accounts tool lists them", *a.Account)
+			return nil, errors.New("there is no such account here; the accounts tool lists the accounts you can use")
 		}
 		accts = one
 	}
