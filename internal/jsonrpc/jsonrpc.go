@@ -54,8 +54,11 @@ type Reader struct {
 }
 
 // NewReader reads from r.
-func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+func NewReader(r io.Reader) *Reader { return newReaderSize(r, 64<<10) }
+
+// newReaderSize lets tests use a small buffer, so that lines cross it.
+func newReaderSize(r io.Reader, size int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, size)}
 }
 
 // Next returns the next non-empty line without its line ending. The slice is
