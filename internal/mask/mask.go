@@ -1,0 +1,135 @@
+package mask
+
+import (
+	"hash/maphash"
+	"strings"
+)
+
+// The fixed markers. The last-four markers are [CardPrefix], [IBANPrefix] and [NIRPrefix]
+// followed by the last four characters and "]".
+const (
+	HiddenCode     = "[code hidden]"
+	HiddenLink     = "[link hidden]"
+	HiddenPassword = "[password hidden]"
+
+	CardPrefix = "[card ending "
+	IBANPrefix = "[IBAN ending "
+	NIRPrefix  = "[social security number ending "
+
+	// WithheldPrefix starts the sentence that replaces the body of a withheld message:
+	// WithheldPrefix + Verdict.Reason + "]".
+	WithheldPrefix = "[message withheld: "
+)
+
+// The reasons Inspect gives for a withheld message.
+const (
+	ReasonPassword = "it gives a password"
+	ReasonKey      = "it gives a secret key"
+	ReasonPIN      = "it gives a PIN"
+	reasonDefault  = "it gives a password or another secret"
+)
+
+var reasons = []string{ReasonPassword, ReasonKey, ReasonPIN, reasonDefault}
+
+// Verdict is what a message's own words say about it.
+type Verdict struct {
+	HasCode  bool   // the message carries a one-time / verification / sign-in code (or link)
+	Withheld bool   // the message gives a password (or another secret credential): its body must not be shown at all
+	Reason   string // for Withheld: one short sentence for the agent, e.g. "it gives a password"
+
+	// Fingerprints of the subject and body Inspect saw, so that Apply can tell the body (which a
+	// withheld message loses whole) from the subject (which stays, masked). Keyed with a seed
+	// made fresh for each process, so they say nothing about the text outside it. Zero when the
+	// Verdict was not made by Inspect.
+	inspected     bool
+	subject, body uint64
+	maskedSubject uint64 // the subject once masked, so that masking it again keeps it
+}
+
+// String says what the verdict is without the fingerprints: "code", "withheld: REASON",
+// "code, withheld: REASON" or "clean".
+func (v Verdict) String() string {
+	var parts []string
+	if v.HasCode {
+		parts = append(parts, "code")
+	}
+	if v.Withheld {
+		parts = append(parts, "withheld: "+reasonOf(v))
+	}
+	if parts == nil {
+		return "clean"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Inspect reads a message's subject and body text and says whether it carries a one-time code
+// (or a sign-in link) and whether it gives a password. Linear in the length of both.
+func Inspect(subject, text string) Verdict {
+	v := Verdict{
+		inspected: true,
+		subject:   fingerprint(subject),
+		body:      fingerprint(text),
+	}
+	if r := givesSecret(subject); r != "" {
+		v.Withheld, v.Reason = true, r
+	} else if r := givesSecret(text); r != "" {
+		v.Withheld, v.Reason = true, r
+	}
+	ns, nt := normalize(subject), normalize(text)
+	if !v.Withheld && (withheldPhrase(ns) || withheldPhrase(nt)) {
+		v.Withheld, v.Reason = true, ReasonPassword
+	}
+	v.HasCode = codeContext(ns) || codeContext(nt)
+	ms, _ := scan(subject, v.HasCode)
+	v.maskedSubject = fingerprint(ms)
+	return v
+}
+
+// Apply masks s, one field of the message v was made for, and returns the masked text and the
+// number of things masked.
+//
+// When v.Withheld, the body (s equal to the text given to Inspect) is replaced whole by
+// WithheldPrefix+reason+"]"; the subject (s equal to the subject given to Inspect) stays, masked.
+// Any other field is withheld whole too when it spans several lines or itself gives a
+// password, and masked otherwise. So pass Apply the same body that was given to Inspect: a body
+// changed in between is only recognised as one by its line breaks.
+func Apply(s string, v Verdict) (string, int) {
+	if v.Withheld && s != "" && withholds(s, v) {
+		out := WithheldPrefix + reasonOf(v) + "]"
+		if s == out {
+			return s, 0
+		}
+		return out, 1
+	}
+	return scan(s, v.HasCode)
+}
+
+// Text masks a string that belongs to no message: Apply with the verdict of s alone.
+func Text(s string) (string, int) {
+	return Apply(s, Inspect("", s))
+}
+
+func withholds(s string, v Verdict) bool {
+	if v.inspected {
+		switch fingerprint(s) {
+		case v.body:
+			return true
+		case v.subject, v.maskedSubject:
+			return false
+		}
+	}
+	return strings.ContainsAny(s, "\n\r\u2028\u2029\v\f\u0085") || givesSecret(s) != ""
+}
+
+func reasonOf(v Verdict) string {
+	for _, r := range reasons {
+		if v.Reason == r {
+			return r
+		}
+	}
+	return reasonDefault
+}
+
+var seed = maphash.MakeSeed()
+
+func fingerprint(s string) uint64 { return maphash.String(seed, s) }
