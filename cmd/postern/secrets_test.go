@@ -69,6 +69,9 @@ func TestSecretsNeverLeave(t *testing.T) {
 	for _, spec := range generated.Tools {
 		req(spec.Name, "{}")
 	}
+	// Errors echo what the agent sent: masked too.
+	req("docs", `{"page":"4111 1111 1111 1111"}`)
+	req("mail_show", `{"id":"FR76 3000 6000 0112 3456 7890 189"}`)
 	req("mail_list", `{"limit":100}`)
 	req("mail_list", `{"limit":100,"threads":true}`)
 	firstSearch := n
