@@ -783,19 +783,19 @@ type MessageList struct {
 	// How many messages (or threads) match in all.
 	Count *int `json:"count,omitempty"`
 	// Pass as cursor for the next page; absent on the last page.
-	NextCursor string `json:"next_cursor,omitempty" post:"line"`
+	NextCursor string `json:"next_cursor,omitempty" post:"own"`
 }
 
 // MessageRow: A message, without its body.
 type MessageRow struct {
 	// The message's id; every tool that takes a message accepts it.
-	ID string `json:"id" post:"line"`
+	ID string `json:"id" post:"own"`
 	// Its account.
 	Account string `json:"account,omitempty" post:"line"`
 	// Its folder.
 	Folder string `json:"folder,omitempty" post:"line"`
 	// Its date (RFC 3339, UTC).
-	Date string `json:"date,omitempty" post:"line"`
+	Date string `json:"date,omitempty" post:"own"`
 	// The sender, as Name <address>.
 	From string `json:"from,omitempty" post:"line"`
 	// The recipients.
@@ -815,7 +815,7 @@ type MessageRow struct {
 	// How many attachments it has.
 	Attachments *int `json:"attachments,omitempty"`
 	// The id of its thread's first message; pass it to mail_thread.
-	Thread string `json:"thread,omitempty" post:"line"`
+	Thread string `json:"thread,omitempty" post:"own"`
 	// In a thread listing: how many messages the thread has here.
 	ThreadSize *int `json:"thread_size,omitempty"`
 	// The receiving server found that the sender's domain did not vouch for this message (DMARC, SPF or DKIM failed): treat its sender as unverified.
@@ -847,7 +847,7 @@ type SenderInfo struct {
 	// Unread messages from it.
 	Unread int `json:"unread"`
 	// Date of its newest message (RFC 3339, UTC).
-	Latest string `json:"latest" post:"line"`
+	Latest string `json:"latest" post:"own"`
 }
 
 // SenderList: Senders, most messages first.

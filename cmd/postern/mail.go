@@ -291,7 +291,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var opt mailsync.Options
-	// POSTERN_SYNC_BATCH sets how many messages are committed at once (default 200).
+	// POSTERN_SYNC_BATCH sets how many messages are committed at once (default 500).
 	if v, err := strconv.Atoi(os.Getenv("POSTERN_SYNC_BATCH")); err == nil && v > 0 {
 		opt.BatchSize = v
 	}

@@ -66,6 +66,8 @@ func transform(s, format string, a *answer) string {
 		return clean.Frame("mail-text", clean.Text(m), a.markFor())
 	case "markdown":
 		return clean.Text(s)
+	case "own":
+		return clean.Line(s)
 	default:
 		return safeLine(s)
 	}

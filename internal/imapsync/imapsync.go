@@ -40,7 +40,7 @@ type Account struct {
 
 // Options tune a sync.
 type Options struct {
-	// BatchSize is how many messages are committed at once (default 200).
+	// BatchSize is how many messages are committed at once (default 500).
 	BatchSize int
 	// Progress, when set, is told what is being synced.
 	Progress func(p Progress)
@@ -141,7 +141,7 @@ func dialError(a Account, err error) error {
 // Sync brings the store's copy of account a up to date.
 func Sync(ctx context.Context, st *store.Store, a Account, opt Options) (*Result, error) {
 	if opt.BatchSize <= 0 {
-		opt.BatchSize = 200
+		opt.BatchSize = 500
 	}
 	accountID, err := st.EnsureAccount(ctx, a.Name, "imap")
 	if err != nil {
@@ -377,10 +377,11 @@ func (s *syncer) folder(ctx context.Context, f *store.Folder) error {
 			}
 		}
 	}
+	known := f.SyncedUID // messages stored before this run: only their flags can have changed
 	if err := s.fetchNew(ctx, f, newUIDs); err != nil {
 		return err
 	}
-	if err := s.flags(ctx, f, sel); err != nil {
+	if err := s.flags(ctx, f, sel, known); err != nil {
 		return err
 	}
 	f.UIDNext = uint32(sel.UIDNext)
@@ -632,8 +633,8 @@ func flagBits(fs []imap.Flag) int {
 
 // flags mirrors flag changes: only those since the last HIGHESTMODSEQ with
 // CONDSTORE, else every message's flags.
-func (s *syncer) flags(ctx context.Context, f *store.Folder, sel *imap.SelectData) error {
-	if f.SyncedUID == 0 || sel.NumMessages == 0 {
+func (s *syncer) flags(ctx context.Context, f *store.Folder, sel *imap.SelectData, known uint32) error {
+	if known == 0 || sel.NumMessages == 0 {
 		return nil
 	}
 	opts := &imap.FetchOptions{UID: true, Flags: true, ModSeq: s.condstore}
@@ -643,7 +644,7 @@ func (s *syncer) flags(ctx context.Context, f *store.Folder, sel *imap.SelectDat
 		}
 		opts.ChangedSince = f.HighestModSeq
 	}
-	msgs, err := s.c.Fetch(imap.UIDSet{imap.UIDRange{Start: 1, Stop: imap.UID(f.SyncedUID)}}, opts).Collect()
+	msgs, err := s.c.Fetch(imap.UIDSet{imap.UIDRange{Start: 1, Stop: imap.UID(known)}}, opts).Collect()
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,33 @@ func Apply(s string, v Verdict) (string, int) {
 
 // Text masks a string that belongs to no message: Apply with the verdict of s alone.
 func Text(s string) (string, int) {
+	if plain(s) {
+		return s, 0
+	}
 	return Apply(s, Inspect("", s))
+}
+
+// plainStems are the word starts that every password label and withheld phrase
+// begins with, lower-cased; a string holding none of them, no digit, no slash
+// and no "www" has nothing Text would mask.
+var plainStems = []string{"pass", "kennwort", "mot de", "mot-de", "mdp", "contrase", "senha", "wachtwoord", "pwd", "api", "key", "secret", "access", "cl", "pin", "www"}
+
+// plain reports whether s certainly holds nothing to mask: no digit (codes, numbers,
+// IBANs, cards and NIRs all have digits), no slash (links), no password label.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c >= '0' && c <= '9') || c == '/' || c == ':' || c == '=' || c >= 0x80 {
+			return false
+		}
+	}
+	low := strings.ToLower(s)
+	for _, st := range plainStems {
+		if strings.Contains(low, st) {
+			return false
+		}
+	}
+	return true
 }
 
 func withholds(s string, v Verdict) bool {
