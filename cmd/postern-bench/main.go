@@ -11,9 +11,13 @@
 // Every answer has a deadline and the whole run has one; children are killed
 // on exit.
 //
+// With -mail it measures sync and search instead, over a generated mailbox on
+// a tmpfs, against a private Dovecot, mu and notmuch (mail.go).
+//
 // Usage:
 //
 //	go run ./cmd/postern-bench [-postern PATH] [-n 10000] [-starts 200] [-json]
+//	go run ./cmd/postern-bench -mail [-messages 10000] [-reps 50] [-postern PATH] [-json]
 package main
 
 import (
@@ -63,6 +67,16 @@ func main() {
 	asJSON := flag.Bool("json", false, "print one JSON object (durations in microseconds)")
 	limit := flag.Duration("timeout", 15*time.Minute, "stop the whole run after this long")
 	flag.Parse()
+	if *mailMode {
+		// The mail mode runs longer: unless -timeout was given, allow it more.
+		set := false
+		flag.Visit(func(f *flag.Flag) { set = set || f.Name == "timeout" })
+		if !set {
+			*limit = defaultMailLimit
+		}
+		runMail(*posternPath, *asJSON, *limit)
+		return
+	}
 	if *n < 1 || *starts < 1 {
 		fail(errors.New("-n and -starts must be at least 1"))
 	}
@@ -589,6 +603,7 @@ var (
 	live     = map[*conn]bool{}
 	cleanups []func()
 	exiting  bool
+	cleaned  = make(chan struct{}) // closed when the cleanups have run
 )
 
 func track(c *conn) {
@@ -613,11 +628,14 @@ func addCleanup(f func()) {
 	liveMu.Unlock()
 }
 
-// cleanup kills every child still running and runs the cleanups, once.
+// cleanup kills every child still running and runs the cleanups, once; a
+// second caller (the main goroutine failing while a signal or the timeout is
+// cleaning up) waits for the first to finish, so that nobody exits half way.
 func cleanup() {
 	liveMu.Lock()
 	if exiting {
 		liveMu.Unlock()
+		<-cleaned
 		return
 	}
 	exiting = true
@@ -629,6 +647,7 @@ func cleanup() {
 	for i := len(fs) - 1; i >= 0; i-- {
 		fs[i]()
 	}
+	close(cleaned)
 }
 
 func fail(err error) {
