@@ -255,6 +255,11 @@ func (sc *scanner) link(i int) (int, bool) {
 		if !www {
 			return 0, false
 		}
+		if j < len(s) && s[j] == '[' && strings.HasSuffix(run, ".") {
+			// "www.x.[code hidden]": the host went on into what a mask replaced; it was not
+			// a link the first time either (its last label was a number), so neither is it now.
+			return 0, false
+		}
 		run = strings.TrimRight(run, ".-_")
 		j = i + len(run)
 	}
