@@ -78,8 +78,21 @@ func Line(s string) string {
 	return line(string(rs)) + "…"
 }
 
+// stable applies context until nothing more is removed: dropping one character
+// (a selector after a joiner) can leave another (the joiner) without its context.
+func stable(rs []rune) []rune {
+	for i := 0; i < 8; i++ {
+		next := context(rs)
+		if len(next) == len(rs) {
+			return next
+		}
+		rs = next
+	}
+	return rs
+}
+
 func line(s string) string {
-	rs := context(filter(s, false))
+	rs := stable(filter(s, false))
 	var b strings.Builder
 	b.Grow(len(rs))
 	space := false
@@ -102,7 +115,7 @@ func line(s string) string {
 // line are left alone, spaces at the end of each line and blank lines at the
 // start and the end are removed.
 func Text(s string) string {
-	rs := context(filter(s, true))
+	rs := stable(filter(s, true))
 	lines := strings.Split(string(rs), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
