@@ -479,43 +479,71 @@ func messageIDFromHeader(b []byte) string {
 	return ""
 }
 
-// fetchNew downloads and stores the given messages, one committed batch at a time.
+// fetchNew downloads and stores the given messages, one committed batch at a
+// time. Fetching and parsing the next batch overlaps the commit of the last one.
 func (s *syncer) fetchNew(ctx context.Context, f *store.Folder, uids []imap.UID) error {
 	total := len(uids)
+	type fetched struct {
+		msgs []store.NewMessage
+		last imap.UID
+		n    int
+		err  error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan fetched, 1)
+	go func() {
+		defer close(ch)
+		for len(uids) > 0 {
+			if ctx.Err() != nil {
+				return
+			}
+			n := s.opt.BatchSize
+			if n > len(uids) {
+				n = len(uids)
+			}
+			chunk := uids[:n]
+			uids = uids[n:]
+			var set imap.UIDSet
+			for _, u := range chunk {
+				set.AddNum(u)
+			}
+			batch, err := s.fetchBatch(set)
+			select {
+			case ch <- fetched{batch, chunk[len(chunk)-1], n, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		cancel()
+		for range ch { // let the fetcher finish before the client is used again
+		}
+	}()
 	done := 0
-	for len(uids) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n := s.opt.BatchSize
-		if n > len(uids) {
-			n = len(uids)
-		}
-		chunk := uids[:n]
-		uids = uids[n:]
-		var set imap.UIDSet
-		for _, u := range chunk {
-			set.AddNum(u)
-		}
-		batch, err := s.fetchBatch(set)
-		if err != nil {
-			return err
+	for b := range ch {
+		if b.err != nil {
+			return b.err
 		}
 		// Progress is the highest UID below which everything is stored; a
 		// message the server no longer returns counts as done.
-		if err := s.st.AddMessages(ctx, f, batch, uint32(chunk[len(chunk)-1])); err != nil {
+		if err := s.st.AddMessages(ctx, f, b.msgs, uint32(b.last)); err != nil {
 			return err
 		}
-		s.res.New += len(batch)
-		done += n
+		s.res.New += len(b.msgs)
+		done += b.n
 		if s.opt.Progress != nil {
 			s.opt.Progress(Progress{Account: s.a.Name, Folder: f.Name, Done: done, Total: total})
 		}
 		if s.opt.AfterBatch != nil {
-			s.opt.AfterBatch(f.Name, len(batch))
+			s.opt.AfterBatch(f.Name, len(b.msgs))
 		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 var bodySection = &imap.FetchItemBodySection{Peek: true}

@@ -315,15 +315,13 @@ func (s *Store) AddMessages(ctx context.Context, f *Folder, msgs []NewMessage, s
 		return s.explain(err)
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages(id, account_id, folder_id, uid, message_id, in_reply_to, thread_id, date, subject,
-		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-		ON CONFLICT(folder_id, uid) DO NOTHING`)
+	b, err := prepareBatch(ctx, tx)
 	if err != nil {
 		return s.explain(err)
 	}
-	defer ins.Close()
+	defer b.close()
 	for i := range msgs {
-		if err := s.addOne(ctx, tx, ins, f, &msgs[i]); err != nil {
+		if err := s.addOne(ctx, b, f, &msgs[i]); err != nil {
 			return err
 		}
 	}
@@ -354,9 +352,53 @@ func sortDate(m *NewMessage) time.Time {
 	return d
 }
 
-func (s *Store) addOne(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, f *Folder, m *NewMessage) error {
+// batch holds the statements of one AddMessages transaction, prepared once.
+type batch struct {
+	tx                                           *sql.Tx
+	exists, maxID, insert, ref, body, meta, text *sql.Stmt
+	threadByMsgID, threadByRef, mergeThread      *sql.Stmt
+}
+
+func prepareBatch(ctx context.Context, tx *sql.Tx) (*batch, error) {
+	b := &batch{tx: tx}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&b.exists, `SELECT count(*) FROM messages WHERE folder_id=? AND uid=?`},
+		{&b.maxID, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`},
+		{&b.insert, `INSERT INTO messages(id, account_id, folder_id, uid, message_id, in_reply_to, thread_id, date, subject,
+		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT(folder_id, uid) DO NOTHING`},
+		{&b.ref, `INSERT INTO refs(message, ref) VALUES(?, ?)`},
+		{&b.body, `INSERT INTO bodies(id, text, truncated, headers, problems) VALUES(?,?,?,?,?)`},
+		{&b.meta, `INSERT INTO meta_fts(rowid, subject, from_addr, to_addr, cc_addr, attachments) VALUES(?,?,?,?,?,?)`},
+		{&b.text, `INSERT INTO body_fts(rowid, text) VALUES(?,?)`},
+		{&b.threadByMsgID, `SELECT thread_id FROM messages WHERE account_id=? AND message_id=?`},
+		{&b.threadByRef, `SELECT m.thread_id FROM refs r JOIN messages m ON m.id = r.message WHERE r.ref=? AND m.account_id=?`},
+		{&b.mergeThread, `UPDATE messages SET thread_id=? WHERE thread_id=?`},
+	} {
+		st, err := tx.PrepareContext(ctx, p.q)
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		*p.dst = st
+	}
+	return b, nil
+}
+
+func (b *batch) close() {
+	for _, st := range []*sql.Stmt{b.exists, b.maxID, b.insert, b.ref, b.body, b.meta, b.text, b.threadByMsgID, b.threadByRef, b.mergeThread} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) error {
 	var exists int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE folder_id=? AND uid=?`, f.ID, m.UID).Scan(&exists); err != nil {
+	if err := b.exists.QueryRowContext(ctx, f.ID, m.UID).Scan(&exists); err != nil {
 		return s.explain(err)
 	}
 	if exists > 0 {
@@ -365,7 +407,7 @@ func (s *Store) addOne(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, f *Folder
 	date := sortDate(m)
 	base := keyFor(date)
 	var maxID sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`, base, base+(1<<20)).Scan(&maxID); err != nil {
+	if err := b.maxID.QueryRowContext(ctx, base, base+(1<<20)).Scan(&maxID); err != nil {
 		return s.explain(err)
 	}
 	id := base + 1
@@ -377,11 +419,11 @@ func (s *Store) addOne(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, f *Folder
 		b, _ := json.Marshal(m.Attachments)
 		atts = string(b)
 	}
-	thread, err := threadFor(ctx, tx, f.AccountID, id, m)
+	thread, err := threadFor(ctx, b, f.AccountID, id, m)
 	if err != nil {
 		return s.explain(err)
 	}
-	if _, err := ins.ExecContext(ctx, id, f.AccountID, f.ID, m.UID, m.MessageID, m.InReplyTo, thread, date.Unix(), m.Subject,
+	if _, err := b.insert.ExecContext(ctx, id, f.AccountID, f.ID, m.UID, m.MessageID, m.InReplyTo, thread, date.Unix(), m.Subject,
 		m.From.Name, m.From.Email, joinAddrs(m.To), joinAddrs(m.Cc), m.Flags, m.Size, atts, m.ModSeq, m.Forged, m.Withheld); err != nil {
 		return s.explain(err)
 	}
@@ -390,25 +432,25 @@ func (s *Store) addOne(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, f *Folder
 		refs = append(refs, m.InReplyTo)
 	}
 	for _, r := range uniq(refs) {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO refs(message, ref) VALUES(?, ?)`, id, r); err != nil {
+		if _, err := b.ref.ExecContext(ctx, id, r); err != nil {
 			return s.explain(err)
 		}
 	}
 	headers, _ := json.Marshal(m.Headers)
 	problems := strings.Join(m.Problems, "\n")
-	if _, err := tx.ExecContext(ctx, `INSERT INTO bodies(id, text, truncated, headers, problems) VALUES(?,?,?,?,?)`, id, m.Text, m.TextTruncated, string(headers), problems); err != nil {
+	if _, err := b.body.ExecContext(ctx, id, m.Text, m.TextTruncated, string(headers), problems); err != nil {
 		return s.explain(err)
 	}
 	var attNames []string
 	for _, a := range m.Attachments {
 		attNames = append(attNames, a.Name)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta_fts(rowid, subject, from_addr, to_addr, cc_addr, attachments) VALUES(?,?,?,?,?,?)`,
+	if _, err := b.meta.ExecContext(ctx,
 		id, m.Subject, addrText([]Address{m.From}), addrText(m.To), addrText(m.Cc), strings.Join(attNames, " ")); err != nil {
 		return s.explain(err)
 	}
 	if m.Text != "" {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO body_fts(rowid, text) VALUES(?,?)`, id, m.Text); err != nil {
+		if _, err := b.text.ExecContext(ctx, id, m.Text); err != nil {
 			return s.explain(err)
 		}
 	}
@@ -417,14 +459,14 @@ func (s *Store) addOne(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, f *Folder
 
 // threadFor finds the thread of a new message from the messages it refers to
 // and the messages that refer to it, merging threads it joins.
-func threadFor(ctx context.Context, tx *sql.Tx, accountID, id int64, m *NewMessage) (int64, error) {
+func threadFor(ctx context.Context, b *batch, accountID, id int64, m *NewMessage) (int64, error) {
 	cand := map[int64]bool{}
 	refs := append([]string{}, m.References...)
 	if m.InReplyTo != "" {
 		refs = append(refs, m.InReplyTo)
 	}
 	for _, r := range uniq(refs) {
-		rows, err := tx.QueryContext(ctx, `SELECT thread_id FROM messages WHERE account_id=? AND message_id=?`, accountID, r)
+		rows, err := b.threadByMsgID.QueryContext(ctx, accountID, r)
 		if err != nil {
 			return 0, err
 		}
@@ -436,7 +478,7 @@ func threadFor(ctx context.Context, tx *sql.Tx, accountID, id int64, m *NewMessa
 		rows.Close()
 	}
 	if m.MessageID != "" {
-		rows, err := tx.QueryContext(ctx, `SELECT m.thread_id FROM refs r JOIN messages m ON m.id = r.message WHERE r.ref=? AND m.account_id=?`, m.MessageID, accountID)
+		rows, err := b.threadByRef.QueryContext(ctx, m.MessageID, accountID)
 		if err != nil {
 			return 0, err
 		}
@@ -447,7 +489,7 @@ func threadFor(ctx context.Context, tx *sql.Tx, accountID, id int64, m *NewMessa
 		}
 		rows.Close()
 		// The same message in another folder (a copy in Sent and INBOX) is in the same thread.
-		rows, err = tx.QueryContext(ctx, `SELECT thread_id FROM messages WHERE account_id=? AND message_id=?`, accountID, m.MessageID)
+		rows, err = b.threadByMsgID.QueryContext(ctx, accountID, m.MessageID)
 		if err != nil {
 			return 0, err
 		}
@@ -468,7 +510,7 @@ func threadFor(ctx context.Context, tx *sql.Tx, accountID, id int64, m *NewMessa
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	thread := ids[0]
 	for _, t := range ids[1:] {
-		if _, err := tx.ExecContext(ctx, `UPDATE messages SET thread_id=? WHERE thread_id=?`, thread, t); err != nil {
+		if _, err := b.mergeThread.ExecContext(ctx, thread, t); err != nil {
 			return 0, err
 		}
 	}
