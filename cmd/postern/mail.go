@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -304,6 +305,13 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 				filled = width * p.Done / p.Total
 			}
 			fmt.Fprintf(stderr, "\r\033[K%s/%s [%s%s] %d/%d", p.Account, p.Folder, strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Done, p.Total)
+		}
+	}
+	// POSTERN_CPUPROFILE=FILE writes a CPU profile of the sync (for benchmarks).
+	if path := os.Getenv("POSTERN_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			pprof.StartCPUProfile(f)
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
 	start := time.Now()
