@@ -859,19 +859,19 @@ type SenderList struct {
 // StatusResult: The state of this postern server and connection.
 type StatusResult struct {
 	// postern's version.
-	Version string `json:"version" post:"line"`
+	Version string `json:"version" post:"own"`
 	// How this client talks to postern: legacy (initialize), modern (2026-07-28) or cli (postern call).
-	ProtocolEra string `json:"protocol_era" post:"line"`
+	ProtocolEra string `json:"protocol_era" post:"own"`
 	// The MCP protocol revision in use; empty for cli.
-	ProtocolVersion string `json:"protocol_version" post:"line"`
+	ProtocolVersion string `json:"protocol_version" post:"own"`
 	// The client's name as it introduced itself.
 	Client string `json:"client,omitempty" post:"line"`
 	// Scopes granted to this connection.
-	GrantedScopes []string `json:"granted_scopes" post:"line"`
+	GrantedScopes []string `json:"granted_scopes" post:"own"`
 	// Number of tools this connection may call.
 	ToolCount int `json:"tool_count"`
 	// The configuration file in use.
-	ConfigPath string `json:"config_path" post:"line"`
+	ConfigPath string `json:"config_path" post:"own"`
 	// Why the configuration could not be read, if it could not.
 	ConfigError string `json:"config_error,omitempty" post:"line"`
 	// Accounts this connection may see.
