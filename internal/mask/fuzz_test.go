@@ -6,14 +6,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/postern-mcp/postern/internal/mask"
+	"github.com/postern-mcp/postern/internal/mask/masktest"
 )
 
 // FuzzApply checks, for any subject and body: no panic, valid UTF-8 in gives valid UTF-8 out,
 // Apply and Text are idempotent, the count is zero exactly when nothing changed, and a
 // withheld body shows none of itself.
 func FuzzApply(f *testing.F) {
-	for _, c := range maskedCases() {
-		f.Add(c.subject, c.body[:min(len(c.body), 2000)])
+	for _, c := range masktest.MaskedCases() {
+		f.Add(c.Subject, c.Body[:min(len(c.Body), 2000)])
 	}
 	for _, s := range []string{
 		"", "[code hidden]", "[card ending 1111]4111 1111 1111 1111", "password: [password hidden]x",
