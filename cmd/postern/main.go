@@ -221,6 +221,7 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer reg.Close() // the audit lines still pending
 	srv := mcp.New(mcp.Options{Registry: reg, Resources: svc, Grant: grant, Version: postVersion(), Stderr: stderr})
 	return srv.Serve(context.Background(), stdin, stdout)
 }
@@ -259,6 +260,7 @@ func cmdCall(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer reg.Close()
 	g := grant()
 	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: "cli", Scopes: g.Sorted(), ToolCount: len(reg.Allowed(g))})
 	res, err := reg.Call(ctx, pos[0], raw, g)

@@ -69,6 +69,9 @@ const MaxLine = 2000
 // space, invisible and control characters go, runs of spaces collapse, both
 // ends are trimmed and the value is cut to MaxLine runes.
 func Line(s string) string {
+	if plainLine(s) {
+		return s
+	}
 	out := line(s)
 	if utf8.RuneCountInString(out) <= MaxLine {
 		return out
@@ -115,6 +118,13 @@ func line(s string) string {
 // line are left alone, spaces at the end of each line and blank lines at the
 // start and the end are removed.
 func Text(s string) string {
+	if plainText(s) {
+		return s
+	}
+	return text(s)
+}
+
+func text(s string) string {
 	rs := stable(filter(s, true))
 	lines := strings.Split(string(rs), "\n")
 	for i, l := range lines {
@@ -254,4 +264,44 @@ func subdivisionFlag(rs []rune) int {
 		}
 	}
 	return 0
+}
+
+// plainLine reports whether Line would return s unchanged because it is short,
+// printable ASCII with single spaces inside and none at either end: most fields.
+func plainLine(s string) bool {
+	if len(s) > MaxLine || s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || (c == ' ' && s[i+1] == ' ') {
+			return false
+		}
+	}
+	return true
+}
+
+// plainText reports whether Text would return s unchanged: printable ASCII,
+// line feeds and tabs, no space or tab before a line feed or at the end, and
+// no line feed at either end.
+func plainText(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == '\n' || s[len(s)-1] == '\n' || s[len(s)-1] == ' ' || s[len(s)-1] == '\t' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n':
+			if s[i-1] == ' ' || s[i-1] == '\t' {
+				return false
+			}
+		case c == '\t':
+		case c < 0x20 || c > 0x7e:
+			return false
+		}
+	}
+	return true
 }

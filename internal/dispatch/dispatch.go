@@ -130,10 +130,41 @@ type Registry struct {
 	byName   map[string]*Tool
 	handlers generated.Handlers
 	audit    *audit.Log
+	pending  chan pendingEntry
+	written  chan struct{}
 }
 
-// SetAudit makes every call, refused or not, write a line to log.
-func (r *Registry) SetAudit(log *audit.Log) { r.audit = log }
+// pendingEntry is a call waiting to be summarised and written to the audit log.
+type pendingEntry struct {
+	t     *Tool
+	info  CallInfo
+	raw   json.RawMessage
+	res   *Result
+	start time.Time
+}
+
+// SetAudit makes every call, refused or not, write a line to log. Lines are
+// written by a goroutine, after the answer has gone out; Close writes the rest.
+func (r *Registry) SetAudit(log *audit.Log) {
+	r.audit = log
+	r.pending = make(chan pendingEntry, 1024)
+	r.written = make(chan struct{})
+	go func() {
+		defer close(r.written)
+		for p := range r.pending {
+			r.record(p)
+		}
+	}()
+}
+
+// Close writes every audit line still pending. Call it once, when no more calls come.
+func (r *Registry) Close() {
+	if r.pending != nil {
+		close(r.pending)
+		<-r.written
+		r.pending = nil
+	}
+}
 
 // New builds the registry over h, reading the embedded schemas.
 func New(h generated.Handlers) (*Registry, error) {
@@ -231,6 +262,7 @@ type Result struct {
 	Text       string
 	Structured json.RawMessage // nil on error
 	IsError    bool
+	duration   time.Duration
 }
 
 // Errorf makes an error result.
@@ -247,14 +279,15 @@ func (r *Registry) Call(ctx context.Context, name string, raw json.RawMessage, g
 	}
 	start := time.Now()
 	res := r.call(ctx, t, raw, g)
-	if r.audit != nil {
-		r.record(ctx, t, raw, res, start)
+	res.duration = time.Since(start)
+	if r.pending != nil {
+		r.pending <- pendingEntry{t: t, info: InfoFrom(ctx), raw: append(json.RawMessage(nil), raw...), res: res, start: start}
 	}
 	return res, nil
 }
 
-func (r *Registry) record(ctx context.Context, t *Tool, raw json.RawMessage, res *Result, start time.Time) {
-	info := InfoFrom(ctx)
+func (r *Registry) record(p pendingEntry) {
+	t, info, raw, res, start := p.t, p.info, p.raw, p.res, p.start
 	var args map[string]any
 	json.Unmarshal(raw, &args)
 	client := info.ClientName
@@ -266,7 +299,7 @@ func (r *Registry) record(ctx context.Context, t *Tool, raw json.RawMessage, res
 		Args:       audit.Summarize(args, t.freeText, logMask),
 		OK:         !res.IsError,
 		Length:     len(res.Text) + len(res.Structured),
-		DurationMS: time.Since(start).Milliseconds(),
+		DurationMS: res.duration.Milliseconds(),
 	}
 	if res.IsError {
 		e.Error = audit.ErrorText(res.Text, logMask)

@@ -117,7 +117,10 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 		res.ConfigError = err.Error()
 		return res, nil
 	}
-	stats := s.syncStats(ctx)
+	var stats map[string]store.AccountStat
+	if len(accts) > 0 {
+		stats = s.syncStats(ctx)
+	}
 	for _, a := range accts {
 		row := generated.AccountStatus{Name: a.Name, Kind: a.Kind}
 		if x, ok := stats[a.Name]; ok {
