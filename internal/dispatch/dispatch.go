@@ -304,7 +304,10 @@ func (r *Registry) record(p pendingEntry) {
 	if res.IsError {
 		e.Error = audit.ErrorText(res.Text, logMask)
 	} else {
-		ids := audit.IDsFrom(res.Structured)
+		var ids []string
+		if bytes.Contains(res.Structured, []byte(`"id"`)) || bytes.Contains(res.Structured, []byte(`"thread"`)) {
+			ids = audit.IDsFrom(res.Structured)
+		}
 		if len(ids) > 200 {
 			e.IDsMore = len(ids) - 200
 			ids = ids[:200]
