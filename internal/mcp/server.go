@@ -364,23 +364,11 @@ var removedInModern = map[string]bool{
 
 func (s *Server) modern(ctx context.Context, req *request, async bool) []byte {
 	m := req.msg
-	switch m.Method {
-	case "server/discover":
+	if m.Method == "server/discover" {
 		return s.result(req, s.discover(), true)
-	case "tools/list":
-		res, err := s.toolsList(req)
-		if err != nil {
-			return jsonrpc.AppendError(nil, m.ID, err)
-		}
-		return s.result(req, res, true)
-	case "tools/call":
-		return s.toolsCall(ctx, req, async)
-	case "resources/list", "resources/templates/list", "resources/read":
-		res, err := s.resources(req)
-		if err != nil {
-			return jsonrpc.AppendError(nil, m.ID, err)
-		}
-		return s.result(req, res, true)
+	}
+	if resp, ok := s.common(ctx, req, async); ok {
+		return resp
 	}
 	if removedInModern[m.Method] {
 		return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" is not part of protocol "+Modern))
@@ -395,22 +383,33 @@ func (s *Server) legacy(ctx context.Context, req *request, async bool) []byte {
 		return s.initialize(req)
 	case "ping":
 		return jsonrpc.AppendResult(nil, m.ID, json.RawMessage("{}"))
-	case "tools/list":
-		res, err := s.toolsList(req)
-		if err != nil {
-			return jsonrpc.AppendError(nil, m.ID, err)
-		}
-		return s.result(req, res, false)
-	case "tools/call":
-		return s.toolsCall(ctx, req, async)
-	case "resources/list", "resources/templates/list", "resources/read":
-		res, err := s.resources(req)
-		if err != nil {
-			return jsonrpc.AppendError(nil, m.ID, err)
-		}
-		return s.result(req, res, false)
+	}
+	if resp, ok := s.common(ctx, req, async); ok {
+		return resp
 	}
 	return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
+}
+
+// common answers the methods both eras share; ok is false for any other method.
+// List and read results are cacheable (result adds the hints in the modern era only).
+func (s *Server) common(ctx context.Context, req *request, async bool) (resp []byte, ok bool) {
+	m := req.msg
+	var res map[string]any
+	var err *jsonrpc.Error
+	switch m.Method {
+	case "tools/call":
+		return s.toolsCall(ctx, req, async), true
+	case "tools/list":
+		res, err = s.toolsList(req)
+	case "resources/list", "resources/templates/list", "resources/read":
+		res, err = s.resources(req)
+	default:
+		return nil, false
+	}
+	if err != nil {
+		return jsonrpc.AppendError(nil, m.ID, err), true
+	}
+	return s.result(req, res, true), true
 }
 
 func (s *Server) initialize(req *request) []byte {

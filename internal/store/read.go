@@ -299,16 +299,19 @@ func (s *Store) Count(ctx context.Context, f *Filter) (int, error) {
 // ErrNoMessage is returned for an id that is not in the store (or not visible).
 var ErrNoMessage = errors.New("no such message")
 
-// Message returns one message by id, if its account is visible (nil accounts: all).
-func (s *Store) Message(ctx context.Context, id int64, accounts []string) (*Row, error) {
+// visibleWhere is the WHERE clause limiting rows to accounts (nil: all) and cond.
+func visibleWhere(accounts []string, cond string, arg any) (string, []any) {
 	f := Filter{Accounts: accounts}
 	where, args, _ := f.where()
 	if where == "" {
-		where = " WHERE m.id = ?"
-	} else {
-		where += " AND m.id = ?"
+		return " WHERE " + cond, []any{arg}
 	}
-	args = append(args, id)
+	return where + " AND " + cond, append(args, arg)
+}
+
+// Message returns one message by id, if its account is visible (nil accounts: all).
+func (s *Store) Message(ctx context.Context, id int64, accounts []string) (*Row, error) {
+	where, args := visibleWhere(accounts, "m.id = ?", id)
 	r, err := scanRow(s.db.QueryRowContext(ctx, `SELECT `+rowColumns+fromJoins+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoMessage
@@ -318,14 +321,7 @@ func (s *Store) Message(ctx context.Context, id int64, accounts []string) (*Row,
 
 // Thread returns the messages of a thread, oldest first.
 func (s *Store) Thread(ctx context.Context, threadID int64, accounts []string) ([]*Row, error) {
-	f := Filter{Accounts: accounts}
-	where, args, _ := f.where()
-	if where == "" {
-		where = " WHERE m.thread_id = ?"
-	} else {
-		where += " AND m.thread_id = ?"
-	}
-	args = append(args, threadID)
+	where, args := visibleWhere(accounts, "m.thread_id = ?", threadID)
 	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumns+fromJoins+where+` ORDER BY m.id LIMIT 1000`, args...)
 	if err != nil {
 		return nil, s.explain(err)

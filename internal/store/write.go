@@ -461,44 +461,39 @@ func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) 
 // and the messages that refer to it, merging threads it joins.
 func threadFor(ctx context.Context, b *batch, accountID, id int64, m *NewMessage) (int64, error) {
 	cand := map[int64]bool{}
+	collect := func(st *sql.Stmt, args ...any) error {
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t int64
+			if err := rows.Scan(&t); err != nil {
+				return err
+			}
+			cand[t] = true
+		}
+		return rows.Err()
+	}
 	refs := append([]string{}, m.References...)
 	if m.InReplyTo != "" {
 		refs = append(refs, m.InReplyTo)
 	}
 	for _, r := range uniq(refs) {
-		rows, err := b.threadByMsgID.QueryContext(ctx, accountID, r)
-		if err != nil {
+		if err := collect(b.threadByMsgID, accountID, r); err != nil {
 			return 0, err
 		}
-		for rows.Next() {
-			var t int64
-			rows.Scan(&t)
-			cand[t] = true
-		}
-		rows.Close()
 	}
 	if m.MessageID != "" {
-		rows, err := b.threadByRef.QueryContext(ctx, m.MessageID, accountID)
-		if err != nil {
+		// Messages that refer to this one, and the same message in another
+		// folder (a copy in Sent and INBOX), are in the same thread.
+		if err := collect(b.threadByRef, m.MessageID, accountID); err != nil {
 			return 0, err
 		}
-		for rows.Next() {
-			var t int64
-			rows.Scan(&t)
-			cand[t] = true
-		}
-		rows.Close()
-		// The same message in another folder (a copy in Sent and INBOX) is in the same thread.
-		rows, err = b.threadByMsgID.QueryContext(ctx, accountID, m.MessageID)
-		if err != nil {
+		if err := collect(b.threadByMsgID, accountID, m.MessageID); err != nil {
 			return 0, err
 		}
-		for rows.Next() {
-			var t int64
-			rows.Scan(&t)
-			cand[t] = true
-		}
-		rows.Close()
 	}
 	if len(cand) == 0 {
 		return id, nil
