@@ -30,27 +30,35 @@ type Service struct {
 	// Sync runs a sync of the given accounts (mail_sync); nil when this process cannot sync.
 	Sync func(ctx context.Context, accounts []config.Account) ([]mailsync.Outcome, error)
 
-	once  sync.Once
-	st    *store.Store
-	stErr error
+	mu sync.Mutex
+	st *store.Store
 }
 
 type configAccount = config.Account
 
-// store opens the store once and keeps it open.
+// store opens the store on first use and keeps it open. A failure (the store
+// busy with a first sync, say) is not remembered: the next call tries again.
 func (s *Service) store() (*store.Store, error) {
-	s.once.Do(func() {
-		if s.StorePath == "" {
-			s.stErr = fmt.Errorf("no store is configured")
-			return
-		}
-		s.st, s.stErr = store.Open(s.StorePath)
-	})
-	return s.st, s.stErr
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st != nil {
+		return s.st, nil
+	}
+	if s.StorePath == "" {
+		return nil, fmt.Errorf("no store is configured")
+	}
+	st, err := store.Open(s.StorePath)
+	if err != nil {
+		return nil, err
+	}
+	s.st = st
+	return st, nil
 }
 
 // Close closes the store if it was opened.
 func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.st != nil {
 		return s.st.Close()
 	}
