@@ -316,13 +316,22 @@ func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (
 	return res, nil
 }
 
-// MailHeaders implements mail_headers.
-func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs) (*generated.HeaderList, error) {
-	st, r, err := s.message(ctx, a.ID)
+// withBody finds a visible message and its stored body.
+func (s *Service) withBody(ctx context.Context, id string) (*store.Row, *store.Body, error) {
+	st, r, err := s.message(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b, err := st.Body(ctx, r.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, b, nil
+}
+
+// MailHeaders implements mail_headers.
+func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs) (*generated.HeaderList, error) {
+	_, b, err := s.withBody(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -335,11 +344,7 @@ func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs)
 
 // MailShow implements mail_show.
 func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*generated.MessageText, error) {
-	st, r, err := s.message(ctx, a.ID)
-	if err != nil {
-		return nil, err
-	}
-	b, err := st.Body(ctx, r.ID)
+	r, b, err := s.withBody(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
