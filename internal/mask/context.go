@@ -408,8 +408,15 @@ func passwordAt(s string, i int) (vs, ve int, reason string) {
 	if j >= len(s) {
 		return 0, 0, ""
 	}
-	if s[j] == '[' && markerLen(s[j:]) > 0 {
-		return 0, 0, ""
+	// A value holding what a mask put there gives nothing away; taking it for a
+	// password would make a second pass withhold what the first one kept.
+	for k := j; k < len(s) && k-j < 256; k++ {
+		if s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r' {
+			break
+		}
+		if s[k] == '[' && markerLen(s[k:]) > 0 {
+			return 0, 0, ""
+		}
 	}
 	end := j
 	for end < len(s) && end-j < 256 {
@@ -467,6 +474,11 @@ func looksSecret(v string, lenient, pin bool) bool {
 
 // oneTime reports whether the text before a label makes it a one-time password (a code).
 func oneTime(before string) bool {
+	// "00onetime password": the first pass hid "00onetime" as a code; a second
+	// pass must still read the label as a one-time password's.
+	if strings.HasSuffix(before, HiddenCode+" ") {
+		return true
+	}
 	b := strings.ToLower(before)
 	for _, p := range []string{"one-time ", "one time ", "onetime ", "single-use ", "single use ", "one-time-"} {
 		if strings.HasSuffix(b, p) {
