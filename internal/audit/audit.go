@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -54,6 +55,72 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	}{e.Time.UTC().Format(TimeLayout), plain(e)})
 }
 
+// appendEntry appends e as MarshalJSON writes it, without reflection: the
+// audit line is written for every call.
+func appendEntry(b []byte, e *Entry) ([]byte, error) {
+	b = append(b, `{"time":"`...)
+	b = e.Time.UTC().AppendFormat(b, TimeLayout)
+	b = append(b, `","client":`...)
+	b = appendString(b, e.Client)
+	if e.Era != "" {
+		b = append(b, `,"era":`...)
+		b = appendString(b, e.Era)
+	}
+	b = append(b, `,"tool":`...)
+	b = appendString(b, e.Tool)
+	b = append(b, `,"args":`...)
+	switch {
+	case e.Args == nil:
+		b = append(b, "null"...)
+	case len(e.Args) == 0:
+		b = append(b, "{}"...)
+	default:
+		a, err := json.Marshal(e.Args)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, a...)
+	}
+	b = append(b, `,"ok":`...)
+	b = strconv.AppendBool(b, e.OK)
+	if e.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendString(b, e.Error)
+	}
+	if len(e.IDs) > 0 {
+		b = append(b, `,"ids":[`...)
+		for i, id := range e.IDs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, id)
+		}
+		b = append(b, ']')
+	}
+	if e.IDsMore != 0 {
+		b = append(b, `,"ids_more":`...)
+		b = strconv.AppendInt(b, int64(e.IDsMore), 10)
+	}
+	b = append(b, `,"length":`...)
+	b = strconv.AppendInt(b, int64(e.Length), 10)
+	b = append(b, `,"duration_ms":`...)
+	b = strconv.AppendInt(b, e.DurationMS, 10)
+	return append(b, '}'), nil
+}
+
+// appendString appends s as JSON; strings of plain ASCII are copied as they are.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 // Log appends entries to the month files under stateDir/audit.
 type Log struct {
 	dir string
@@ -76,10 +143,58 @@ func Open(stateDir string, now func() time.Time) *Log {
 // Write appends e as one line with a single write(2) on a file opened O_APPEND, so lines from
 // several goroutines or processes never interleave. It fills what the caller left out (time,
 // client "cli", args {}) and enforces the entry's limits (client, error and ids cut) first.
-func (l *Log) Write(e Entry) error {
-	if e.Tool == "" {
-		return errors.New("audit entry has no tool name; set Entry.Tool before writing")
+func (l *Log) Write(e Entry) error { return l.WriteAll([]Entry{e}) }
+
+// WriteAll appends the entries in order, as Write does, with one write(2) for
+// all the lines of a month. An entry that cannot be encoded is skipped and
+// reported; the others are written.
+func (l *Log) WriteAll(es []Entry) error {
+	var errs []error
+	var buf []byte
+	month := ""
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	flush := func() {
+		if len(buf) == 0 {
+			return
+		}
+		f, err := l.file(month)
+		if err == nil {
+			if _, werr := f.Write(buf); werr != nil {
+				err = fmt.Errorf("audit log %s could not be written; check the disk and its permissions: %w", f.Name(), werr)
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+		buf = buf[:0]
 	}
+	for i := range es {
+		e := &es[i]
+		if e.Tool == "" {
+			errs = append(errs, errors.New("audit entry has no tool name; set Entry.Tool before writing"))
+			continue
+		}
+		l.complete(e)
+		if m := e.Time.Format("2006-01"); m != month {
+			flush()
+			month = m
+		}
+		n := len(buf)
+		var err error
+		if buf, err = appendEntry(buf, e); err != nil {
+			buf = buf[:n]
+			errs = append(errs, fmt.Errorf("audit entry for %s cannot be encoded as JSON (pass args through Summarize): %w", e.Tool, err))
+			continue
+		}
+		buf = append(buf, '\n')
+	}
+	flush()
+	return errors.Join(errs...)
+}
+
+// complete fills what the caller left out and enforces the entry's limits.
+func (l *Log) complete(e *Entry) {
 	if e.Time.IsZero() {
 		e.Time = l.now()
 	}
@@ -101,23 +216,6 @@ func (l *Log) Write(e Entry) error {
 		ids[i] = cut(id, MaxIDRunes)
 	}
 	e.IDs = ids
-
-	line, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("audit entry for %s cannot be encoded as JSON (pass args through Summarize): %w", e.Tool, err)
-	}
-	line = append(line, '\n')
-
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f, err := l.file(e.Time.Format("2006-01"))
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("audit log %s could not be written; check the disk and its permissions: %w", f.Name(), err)
-	}
-	return nil
 }
 
 // Close closes the current month file; a later Write opens it again.
