@@ -3,9 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -103,5 +106,75 @@ func TestAuditLog(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, env, "log", "--month", "2026-13"); code == 0 || !strings.Contains(errOut, "YYYY-MM") {
 		t.Fatalf("a bad month: %d %q", code, errOut)
+	}
+}
+
+// auditLines reads the audit file of this month under env's state folder.
+func auditLines(t *testing.T, env []string) []map[string]any {
+	t.Helper()
+	file := filepath.Join(envValue(env, "XDG_STATE_HOME"), "postern", "audit", time.Now().UTC().Format("2006-01")+".jsonl")
+	b, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l == "" {
+			continue
+		}
+		var e map[string]any
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("audit line is not JSON: %q", l)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestAuditWrittenWhileServing: lines of read-only calls reach the file while
+// the server keeps running (within the queue's delay), not only at exit.
+func TestAuditWrittenWhileServing(t *testing.T) {
+	env, cfg := mailHome(t, 5)
+	s := startEnv(t, env, "--config", cfg)
+	s.initialize("2025-11-25")
+	for i := 0; i < 3; i++ {
+		result(t, s.rpc(i, "tools/call", map[string]any{"name": "status"}))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(auditLines(t, env)) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s of a running server, the audit file holds %d of 3 lines", len(auditLines(t, env)))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.in.Close()
+	s.cmd.Wait()
+}
+
+// TestAuditFlushedOnSignal: a server ended by SIGTERM or SIGINT right after
+// answering still writes the lines of the calls it answered, and exits with
+// 128 + the signal's number.
+func TestAuditFlushedOnSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			env, cfg := mailHome(t, 5)
+			s := startEnv(t, env, "--config", cfg)
+			s.initialize("2025-11-25")
+			const calls = 20
+			for i := 0; i < calls; i++ {
+				result(t, s.rpc(i, "tools/call", map[string]any{"name": "status"}))
+			}
+			if err := s.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := s.cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
+				t.Fatalf("postern mcp ended by %v: %v, want exit status %d", sig, err, 128+int(sig))
+			}
+			if n := len(auditLines(t, env)); n != calls {
+				t.Fatalf("after %v the audit file holds %d lines for %d calls", sig, n, calls)
+			}
+		})
 	}
 }

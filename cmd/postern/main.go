@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/postern-mcp/postern/gen/catalog"
@@ -221,7 +223,18 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer reg.Close() // the audit lines still pending
+	defer reg.Close() // the audit lines still queued
+	// A host usually ends a server by closing its input, but some send SIGTERM
+	// (or the terminal SIGINT/SIGHUP): the queued audit lines are written first.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		if sig, ok := <-sigs; ok {
+			reg.Close()
+			os.Exit(128 + int(sig.(syscall.Signal)))
+		}
+	}()
 	srv := mcp.New(mcp.Options{Registry: reg, Resources: svc, Grant: grant, Version: postVersion(), Stderr: stderr})
 	return srv.Serve(context.Background(), stdin, stdout)
 }

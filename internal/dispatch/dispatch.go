@@ -130,8 +130,10 @@ type Registry struct {
 	byName   map[string]*Tool
 	handlers generated.Handlers
 	audit    *audit.Log
-	pending  chan pendingEntry
-	written  chan struct{}
+
+	auditMu sync.Mutex // guards queue and armed, and serialises writing the queue
+	queue   []pendingEntry
+	armed   bool // a timer will flush the queue
 }
 
 // pendingEntry is a call waiting to be summarised and written to the audit log.
@@ -143,26 +145,61 @@ type pendingEntry struct {
 	start time.Time
 }
 
-// SetAudit makes every call, refused or not, write a line to log. Lines are
-// written by a goroutine, after the answer has gone out; Close writes the rest.
+// SetAudit makes every call, refused or not, write a line to log.
+//
+// A call only queues its line. A call that changes something (its effect is
+// not none) is written by FlushAudit, which the server calls right after
+// sending that call's answer. Lines of read-only calls are written together at
+// most AuditDelay after the first of them was queued, by a timer goroutine:
+// a write per call would cost each call a system call on the reading path,
+// and a goroutine woken per call costs more than the call itself. Close, and
+// the signal handler of postern mcp, write what is still queued.
 func (r *Registry) SetAudit(log *audit.Log) {
 	r.audit = log
-	r.pending = make(chan pendingEntry, 1024)
-	r.written = make(chan struct{})
-	go func() {
-		defer close(r.written)
-		for p := range r.pending {
-			r.record(p)
-		}
-	}()
 }
 
-// Close writes every audit line still pending. Call it once, when no more calls come.
-func (r *Registry) Close() {
-	if r.pending != nil {
-		close(r.pending)
-		<-r.written
-		r.pending = nil
+// AuditDelay is how long the line of a read-only call may wait in the queue.
+// A process killed with SIGKILL loses at most the lines of this last span.
+const AuditDelay = 50 * time.Millisecond
+
+// maxQueued bounds the lines queued before the call that fills the queue
+// writes them itself.
+const maxQueued = 512
+
+// FlushAudit writes every queued audit line, oldest first.
+func (r *Registry) FlushAudit() {
+	r.auditMu.Lock()
+	defer r.auditMu.Unlock()
+	r.armed = false
+	if len(r.queue) == 0 {
+		return
+	}
+	es := make([]audit.Entry, len(r.queue))
+	for i := range r.queue {
+		es[i] = r.entry(r.queue[i])
+		r.queue[i] = pendingEntry{}
+	}
+	r.queue = r.queue[:0]
+	if err := r.audit.WriteAll(es); err != nil {
+		fmt.Fprintf(stderr, "postern: cannot write the audit log: %v\n", err)
+	}
+}
+
+// Close writes every audit line still queued. Call it when no more calls come.
+func (r *Registry) Close() { r.FlushAudit() }
+
+// queueAudit adds a call's line to the queue and arranges for it to be written.
+func (r *Registry) queueAudit(p pendingEntry) {
+	r.auditMu.Lock()
+	r.queue = append(r.queue, p)
+	full := len(r.queue) >= maxQueued
+	if !full && !r.armed {
+		r.armed = true
+		time.AfterFunc(AuditDelay, r.FlushAudit)
+	}
+	r.auditMu.Unlock()
+	if full {
+		r.FlushAudit()
 	}
 }
 
@@ -280,13 +317,14 @@ func (r *Registry) Call(ctx context.Context, name string, raw json.RawMessage, g
 	start := time.Now()
 	res := r.call(ctx, t, raw, g)
 	res.duration = time.Since(start)
-	if r.pending != nil {
-		r.pending <- pendingEntry{t: t, info: InfoFrom(ctx), raw: append(json.RawMessage(nil), raw...), res: res, start: start}
+	if r.audit != nil {
+		r.queueAudit(pendingEntry{t: t, info: InfoFrom(ctx), raw: append(json.RawMessage(nil), raw...), res: res, start: start})
 	}
 	return res, nil
 }
 
-func (r *Registry) record(p pendingEntry) {
+// entry makes the audit entry of a queued call.
+func (r *Registry) entry(p pendingEntry) audit.Entry {
 	t, info, raw, res, start := p.t, p.info, p.raw, p.res, p.start
 	var args map[string]any
 	json.Unmarshal(raw, &args)
@@ -314,9 +352,7 @@ func (r *Registry) record(p pendingEntry) {
 		}
 		e.IDs = ids
 	}
-	if err := r.audit.Write(e); err != nil {
-		fmt.Fprintf(stderr, "postern: cannot write the audit log: %v\n", err)
-	}
+	return e
 }
 
 var longDigits = regexp.MustCompile(`[0-9]{4,}`)
@@ -351,6 +387,9 @@ func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *
 			res = errorResult("The tool %s failed unexpectedly and did nothing more; the error is logged on postern's standard error. Try again, or report it if it keeps failing.", t.Spec.Name)
 		}
 	}()
+	if isEmptyObject(raw) {
+		raw = nil // the generated Call starts from the defaults; nothing to decode
+	}
 	out, err := t.Spec.Call(ctx, r.handlers, raw)
 	if err != nil {
 		return &Result{Text: sentence(safeLine(err.Error())), IsError: true}
