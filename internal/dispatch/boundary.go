@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"reflect"
+	"sync"
 
 	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/mask"
@@ -39,24 +40,66 @@ func prepare(v reflect.Value, a *answer) {
 			prepare(v.Index(i), a)
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f := v.Field(i)
-			if !f.CanSet() {
-				continue
-			}
-			switch format := t.Field(i).Tag.Get("post"); {
-			case f.Kind() == reflect.String:
-				f.SetString(transform(f.String(), format, a))
-			case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
-				for j := 0; j < f.Len(); j++ {
-					f.Index(j).SetString(transform(f.Index(j).String(), format, a))
+		for _, f := range fieldsOf(v.Type()) {
+			fv := v.Field(f.index)
+			switch f.kind {
+			case fieldString:
+				fv.SetString(transform(fv.String(), f.format, a))
+			case fieldStrings:
+				for j := 0; j < fv.Len(); j++ {
+					fv.Index(j).SetString(transform(fv.Index(j).String(), f.format, a))
 				}
 			default:
-				prepare(f, a)
+				prepare(fv, a)
 			}
 		}
 	}
+}
+
+const (
+	fieldOther = iota
+	fieldString
+	fieldStrings
+)
+
+// field is what prepare needs of one settable struct field.
+type field struct {
+	index  int
+	kind   int // fieldString, fieldStrings or fieldOther
+	format string
+}
+
+// fieldPlans remembers, per struct type, the fields prepare visits.
+var fieldPlans sync.Map // reflect.Type → []field
+
+func fieldsOf(t reflect.Type) []field {
+	if p, ok := fieldPlans.Load(t); ok {
+		return p.([]field)
+	}
+	var fs []field
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		f := field{index: i, format: sf.Tag.Get("post")}
+		switch {
+		case sf.Type.Kind() == reflect.String:
+			f.kind = fieldString
+		case sf.Type.Kind() == reflect.Slice && sf.Type.Elem().Kind() == reflect.String:
+			f.kind = fieldStrings
+		default:
+			switch sf.Type.Kind() {
+			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+				reflect.Float32, reflect.Float64:
+				continue // nothing to make safe
+			}
+		}
+		fs = append(fs, f)
+	}
+	fieldPlans.Store(t, fs)
+	return fs
 }
 
 func transform(s, format string, a *answer) string {
