@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -579,19 +580,26 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		args = json.RawMessage(a.Raw)
 	}
 	tool := s.opt.Registry.Lookup(name.Str)
+	inline := !async || tool.Spec.Effect == "none"
 	run := func() []byte {
 		g := s.opt.Grant()
-		cctx, cancel := context.WithCancel(ctx)
-		id := string(m.ID)
-		s.mu.Lock()
-		s.inflight[id] = cancel
-		s.mu.Unlock()
-		defer func() {
+		cctx := ctx
+		if !inline {
+			// Only a call on its own goroutine can be reached by
+			// notifications/cancelled while it runs.
+			var cancel context.CancelFunc
+			cctx, cancel = context.WithCancel(ctx)
+			id := string(m.ID)
 			s.mu.Lock()
-			delete(s.inflight, id)
+			s.inflight[id] = cancel
 			s.mu.Unlock()
-			cancel()
-		}()
+			defer func() {
+				s.mu.Lock()
+				delete(s.inflight, id)
+				s.mu.Unlock()
+				cancel()
+			}()
+		}
 		era := "legacy"
 		if req.modern {
 			era = "modern"
@@ -611,7 +619,7 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 	// the reading goroutine, which keeps a round trip short. Tools that change
 	// something (a sync, later writes) run on their own goroutine so that the
 	// connection keeps answering and notifications/cancelled can reach them.
-	if !async || tool.Spec.Effect == "none" {
+	if inline {
 		return run()
 	}
 	s.wg.Add(1)
@@ -628,6 +636,7 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 			resp = run()
 		}()
 		s.write(resp)
+		s.opt.Registry.FlushAudit() // a call that changed something is logged at once
 	}()
 	return nil
 }
@@ -665,10 +674,61 @@ func (s *Server) callResult(req *request, r *dispatch.Result) []byte {
 	return append(b, "}}"...)
 }
 
-// appendJSONString appends s as a JSON string, escaping as encoding/json does.
+// appendJSONString appends s as a JSON string. It escapes what JSON requires
+// (quote, backslash, control characters), the characters HTML and JavaScript
+// treat specially as encoding/json does (<, >, &, U+2028, U+2029), and writes
+// each invalid UTF-8 byte as U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 func (s *Server) resources(req *request) (map[string]any, *jsonrpc.Error) {
