@@ -125,12 +125,68 @@ var notSecretAfter = []string{
 	"postale", "promozionale", "swift", "bic", "banque", "guichet", "couleur",
 }
 
+// phraseSet finds whether a normalized text holds any of a list of phrases, on
+// word boundaries as hasPhrase does, in one pass over the text: at each word
+// start it looks up the phrases that begin with the word's first two bytes.
+// Every phrase must begin with an ASCII letter or digit (TestPhraseSets).
+type phraseSet struct {
+	starts [256]bool               // first bytes of the phrases
+	byPair map[uint16][]phraseItem // the phrases by their first two bytes
+}
+
+type phraseItem struct {
+	text   string
+	prefix bool // matches as a word prefix (the phrase ended in '*')
+}
+
+func newPhraseSet(phrases []string) *phraseSet {
+	s := &phraseSet{byPair: map[uint16][]phraseItem{}}
+	for _, p := range phrases {
+		it := phraseItem{text: p}
+		if strings.HasSuffix(p, "*") {
+			it = phraseItem{text: p[:len(p)-1], prefix: true}
+		}
+		s.starts[it.text[0]] = true
+		k := uint16(it.text[0])<<8 | uint16(it.text[1])
+		s.byPair[k] = append(s.byPair[k], it)
+	}
+	return s
+}
+
+// in reports whether n holds one of the phrases, as hasPhrase would for some phrase.
+func (s *phraseSet) in(n string) bool {
+	for i := 0; i+1 < len(n); i++ {
+		c := n[i]
+		if !s.starts[c] {
+			continue
+		}
+		if i > 0 {
+			if p := n[i-1]; p < utf8.RuneSelf {
+				if isDigit(p) || isLetter(p) {
+					continue // not a word start
+				}
+			} else if r, _ := utf8.DecodeLastRuneInString(n[:i]); isWordRune(r) {
+				continue
+			}
+		}
+		for _, p := range s.byPair[uint16(c)<<8|uint16(n[i+1])] {
+			if strings.HasPrefix(n[i:], p.text) && (p.prefix || endsWord(n, i+len(p.text))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	codeSet     = newPhraseSet(codePhrases)
+	withheldSet = newPhraseSet(withheldPhrases)
+)
+
 // codeContext reports whether the normalized text says it carries a code or a sign-in link.
 func codeContext(n string) bool {
-	for _, p := range codePhrases {
-		if hasPhrase(n, p) {
-			return true
-		}
+	if codeSet.in(n) {
+		return true
 	}
 	for _, w := range codeWords {
 		for off := 0; ; {
@@ -163,14 +219,7 @@ func pinWord(n string, k int) bool {
 		strings.HasSuffix(n[:k], "votre ")
 }
 
-func withheldPhrase(n string) bool {
-	for _, p := range withheldPhrases {
-		if hasPhrase(n, p) {
-			return true
-		}
-	}
-	return false
-}
+func withheldPhrase(n string) bool { return withheldSet.in(n) }
 
 // hasPhrase reports whether n holds p on word boundaries (p ending in '*': as a prefix).
 func hasPhrase(n, p string) bool {
