@@ -2,8 +2,10 @@ package mailparse
 
 import (
 	"encoding/base64"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"golang.org/x/text/encoding"
@@ -168,4 +170,20 @@ func TestParams(t *testing.T) {
 			t.Errorf("parseParams(%q) = %q %q, want %q %s=%q", tt.in, v, ps, tt.value, tt.key, tt.want)
 		}
 	}
+}
+
+// FuzzB64Size: counting an attachment's decoded size without decoding gives
+// what decoding gives, and the same count of invalid characters.
+func FuzzB64Size(f *testing.F) {
+	for _, s := range []string{"", "QUJD", "QUJDRA==", "QUJDRA=", "QU JD\r\nRA", "Q", "QQ", "QUI", "QU=JD", "!!QUJD##", "QUJD\n=\nQUJD"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d1 := newB64Reader(strings.NewReader(s))
+		out, _ := io.ReadAll(d1)
+		d2 := newB64Reader(iotest.OneByteReader(strings.NewReader(s)))
+		if n := d2.size(); n != int64(len(out)) || d2.bad != d1.bad {
+			t.Fatalf("%q: size %d (bad %d), decoding gives %d bytes (bad %d)", s, n, d2.bad, len(out), d1.bad)
+		}
+	})
 }

@@ -121,6 +121,8 @@ func (p *parser) walk(fs fields, body io.Reader, depth int, defaultType string) 
 			}
 			_, _ = io.Copy(io.Discard, br)
 			n = counter(cr.n)
+		} else if b64, ok := dec.(*b64Reader); ok {
+			n = counter(b64.size()) // only the size is kept: no need to decode
 		} else {
 			_, _ = io.Copy(&n, dec)
 		}

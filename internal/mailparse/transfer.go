@@ -56,6 +56,50 @@ func (d *b64Reader) flushQuantum() {
 	d.nq = 0
 }
 
+// size reads the rest of the encoded input and returns how many bytes it
+// decodes to, counting invalid characters as Read would, without decoding.
+// Only for a reader nothing has been read from.
+func (d *b64Reader) size() int64 {
+	var n int64
+	for d.err == nil {
+		m, err := d.r.Read(d.in[:])
+		for _, c := range d.in[:m] {
+			switch v := b64Table[c]; {
+			case v >= 0:
+				d.nq++
+				if d.nq == 4 {
+					n += 3
+					d.nq = 0
+				}
+			case v == -3:
+				n += d.flushCount()
+			case v == -1:
+				d.bad++
+			}
+		}
+		if err != nil {
+			n += d.flushCount()
+			d.err = err
+		}
+	}
+	return n
+}
+
+// flushCount is flushQuantum for size: the bytes a partial quantum decodes to.
+func (d *b64Reader) flushCount() int64 {
+	nq := d.nq
+	d.nq = 0
+	switch nq {
+	case 1:
+		d.bad++
+	case 2:
+		return 1
+	case 3:
+		return 2
+	}
+	return 0
+}
+
 func (d *b64Reader) Read(p []byte) (int, error) {
 	for len(d.out) == 0 {
 		if d.err != nil {
