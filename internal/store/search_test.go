@@ -11,6 +11,7 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -1282,4 +1283,39 @@ func TestSearchWordsMatchIndex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSearchAfterUpgrade: a store of schema 3 (search indexes with prefix
+// indexes) is upgraded on open, its indexes made anew and filled from the
+// stored messages; every search then answers as on a store made new.
+func TestSearchAfterUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.File)
+	e, err := newSearchEnv(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP TABLE meta_fts`, `DROP TABLE body_fts`,
+		`CREATE VIRTUAL TABLE meta_fts USING fts5(subject, from_addr, to_addr, cc_addr, attachments,
+			content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
+		`CREATE VIRTUAL TABLE body_fts USING fts5(text, content='', contentless_delete=1,
+			tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
+		`UPDATE meta SET value='3' WHERE key='schema'`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	if e.st, err = store.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer e.st.Close()
+	t.Run("AgainstModel", func(t *testing.T) { testAgainstModel(t, e) })
+	t.Run("BodyWordsNeedBodies", func(t *testing.T) { testBodyWordsNeedBodies(t, e) })
 }

@@ -28,7 +28,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 3
+const schemaVersion = 4
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -43,7 +43,35 @@ var upgrades = map[int][]string{
 		`INSERT INTO meta_fts(meta_fts, rank) VALUES('crisismerge', 64)`,
 		`INSERT INTO body_fts(body_fts, rank) VALUES('crisismerge', 64)`,
 	},
+	// The search indexes without prefix indexes (prefix='2 3' tripled the
+	// work of every insert for the rare query of a 2- or 3-letter prefix):
+	// made anew and filled again by rebuildIndexes.
+	3: {
+		`DROP TABLE meta_fts`,
+		`DROP TABLE body_fts`,
+		createMetaFTS,
+		createBodyFTS,
+		`INSERT INTO meta_fts(meta_fts, rank) VALUES('automerge', 16)`,
+		`INSERT INTO body_fts(body_fts, rank) VALUES('automerge', 16)`,
+		`INSERT INTO meta_fts(meta_fts, rank) VALUES('crisismerge', 64)`,
+		`INSERT INTO body_fts(body_fts, rank) VALUES('crisismerge', 64)`,
+	},
 }
+
+// goUpgrades[v] runs after upgrades[v], in the same transaction.
+var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
+	3: rebuildIndexes,
+}
+
+const (
+	createMetaFTS = `CREATE VIRTUAL TABLE IF NOT EXISTS meta_fts USING fts5(
+		subject, from_addr, to_addr, cc_addr, attachments,
+		content='', contentless_delete=1,
+		tokenize='unicode61 remove_diacritics 2')`
+	createBodyFTS = `CREATE VIRTUAL TABLE IF NOT EXISTS body_fts USING fts5(
+		text, content='', contentless_delete=1,
+		tokenize='unicode61 remove_diacritics 2')`
+)
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)`,
@@ -110,13 +138,8 @@ var schema = []string{
 		uid INTEGER NOT NULL,
 		PRIMARY KEY(folder_id, key)
 	)`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS meta_fts USING fts5(
-		subject, from_addr, to_addr, cc_addr, attachments,
-		content='', contentless_delete=1,
-		tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS body_fts USING fts5(
-		text, content='', contentless_delete=1,
-		tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
+	createMetaFTS,
+	createBodyFTS,
 }
 
 // DefaultPath is the store inside the data folder.
@@ -174,6 +197,11 @@ func (s *Store) migrate() error {
 	for ; v < schemaVersion; v++ {
 		for _, q := range upgrades[v] {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("cannot upgrade the store %s from schema %d: %w", s.path, v, err)
+			}
+		}
+		if up := goUpgrades[v]; up != nil {
+			if err := up(ctx, tx); err != nil {
 				return fmt.Errorf("cannot upgrade the store %s from schema %d: %w", s.path, v, err)
 			}
 		}

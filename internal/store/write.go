@@ -110,6 +110,57 @@ func deleteFTS(ctx context.Context, tx *sql.Tx, idQuery string, args ...any) err
 	return nil
 }
 
+// rebuildIndexes fills empty search indexes from the stored messages, with
+// what addOne indexes.
+func rebuildIndexes(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT m.id, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.attachments, coalesce(b.text, '')
+		FROM messages m LEFT JOIN bodies b ON b.id = m.id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	meta, err := tx.PrepareContext(ctx, `INSERT INTO meta_fts(rowid, subject, from_addr, to_addr, cc_addr, attachments) VALUES(?,?,?,?,?,?)`)
+	if err != nil {
+		return err
+	}
+	defer meta.Close()
+	body, err := tx.PrepareContext(ctx, `INSERT INTO body_fts(rowid, text) VALUES(?,?)`)
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	for rows.Next() {
+		var id int64
+		var subject, fromName, fromEmail, to, cc, atts, text string
+		if err := rows.Scan(&id, &subject, &fromName, &fromEmail, &to, &cc, &atts, &text); err != nil {
+			return err
+		}
+		var as []Attachment
+		if atts != "" {
+			_ = json.Unmarshal([]byte(atts), &as)
+		}
+		if _, err := meta.ExecContext(ctx, id, subject, addrText([]Address{{Name: fromName, Email: fromEmail}}),
+			addrText(splitAddrs(to)), addrText(splitAddrs(cc)), attachmentNames(as)); err != nil {
+			return err
+		}
+		if text != "" {
+			if _, err := body.ExecContext(ctx, id, text); err != nil {
+				return err
+			}
+		}
+	}
+	return rows.Err()
+}
+
+// attachmentNames is what the index holds for attachments: their names.
+func attachmentNames(as []Attachment) string {
+	names := make([]string, len(as))
+	for i, a := range as {
+		names[i] = a.Name
+	}
+	return strings.Join(names, " ")
+}
+
 // SetAccountSynced records the end of a sync of the account.
 func (s *Store) SetAccountSynced(ctx context.Context, accountID int64, at time.Time, syncErr string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE accounts SET last_sync=?, last_error=? WHERE id=?`, at.Unix(), syncErr, accountID)
@@ -441,12 +492,8 @@ func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) 
 	if _, err := b.body.ExecContext(ctx, id, m.Text, m.TextTruncated, string(headers), problems); err != nil {
 		return s.explain(err)
 	}
-	var attNames []string
-	for _, a := range m.Attachments {
-		attNames = append(attNames, a.Name)
-	}
 	if _, err := b.meta.ExecContext(ctx,
-		id, m.Subject, addrText([]Address{m.From}), addrText(m.To), addrText(m.Cc), strings.Join(attNames, " ")); err != nil {
+		id, m.Subject, addrText([]Address{m.From}), addrText(m.To), addrText(m.Cc), attachmentNames(m.Attachments)); err != nil {
 		return s.explain(err)
 	}
 	if m.Text != "" {
