@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -255,6 +256,20 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// syncMemory lets a sync run in more memory than Go's default: the garbage
+// collector runs when the heap has grown to five times what is live (Go's
+// default: twice), which makes a first sync about a tenth faster for a few
+// tens of MiB, and harder again as the process nears 512 MiB. A GOGC or
+// GOMEMLIMIT in the environment is left to decide.
+func syncMemory() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(512 << 20)
+	}
+}
+
 func cmdSync(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sync", stderr, "Usage: postern sync [--account NAME]\n\nFetch new mail, flag changes and deletions into the local store. Resumable: a\nsync stopped at any moment continues where it stopped.\n\nFlags:\n")
 	var cfgPath, only string
@@ -284,6 +299,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if len(accts) == 0 {
 		return fmt.Errorf("no account is configured; add one with postern account add")
 	}
+	syncMemory()
 	st, err := store.Open(storePath())
 	if err != nil {
 		return err
