@@ -1,11 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -69,9 +72,31 @@ func scanRow(sc interface{ Scan(...any) error }) (*Row, error) {
 }
 
 // where builds the WHERE clause of f.
-func (f *Filter) where() (string, []any, error) {
+func (f *Filter) where() (string, []any, error) { return f.whereIn(nil) }
+
+// window limits a search to the ids lo..hi, and to the candidate ids listed
+// in ids (a JSON array) when it is set. Each text condition then reads only
+// that stretch of its index.
+type window struct {
+	lo, hi int64
+	ids    string
+	skip   int // the query term the candidate ids already satisfy; -1 for none
+}
+
+// whereIn is where, limited to win when it is not nil.
+func (f *Filter) whereIn(win *window) (string, []any, error) {
 	var conds []string
 	var args []any
+	ftsRange := ""
+	if win != nil {
+		conds = append(conds, "m.id BETWEEN ? AND ?")
+		args = append(args, win.lo, win.hi)
+		if win.ids != "" {
+			conds = append(conds, "m.id IN (SELECT value FROM json_each(?))")
+			args = append(args, win.ids)
+		}
+		ftsRange = fmt.Sprintf(" AND rowid BETWEEN %d AND %d", win.lo, win.hi)
+	}
 	if f.Accounts != nil {
 		if len(f.Accounts) == 0 {
 			conds = append(conds, "0")
@@ -142,7 +167,10 @@ func (f *Filter) where() (string, []any, error) {
 			conds = append(conds, "m.size < ?")
 			args = append(args, *q.Smaller)
 		}
-		for _, t := range q.Terms {
+		for i, t := range q.Terms {
+			if win != nil && i == win.skip {
+				continue
+			}
 			expr := ftsExpr(t)
 			if expr == "" {
 				if !t.Negated {
@@ -152,15 +180,12 @@ func (f *Filter) where() (string, []any, error) {
 			}
 			var c string
 			switch {
-			case t.Field != "":
-				c = "m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?)"
+			case t.Field != "" || !f.Bodies:
+				c = "m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?" + ftsRange + ")"
 				args = append(args, expr)
-			case f.Bodies:
-				c = "(m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?) OR m.id IN (SELECT rowid FROM body_fts WHERE body_fts MATCH ?))"
-				args = append(args, expr, expr)
 			default:
-				c = "m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?)"
-				args = append(args, expr)
+				c = "(m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?" + ftsRange + ") OR m.id IN (SELECT rowid FROM body_fts WHERE body_fts MATCH ?" + ftsRange + "))"
+				args = append(args, expr, expr)
 			}
 			if t.Negated {
 				c = "NOT " + c
@@ -228,14 +253,147 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,",
 const fromJoins = ` FROM messages m JOIN folders f ON f.id = m.folder_id JOIN accounts a ON a.id = m.account_id`
 
 // Messages returns up to f.Limit messages, newest first, and whether more follow.
+//
+// A search with a word that every match must hold is driven by that word's
+// index, which lists messages newest first: the newest K messages holding it
+// are the candidates, checked against the whole filter; when fewer than the
+// page pass and the word has older matches, K grows fourfold and the check
+// runs again. A rare word is thus answered from its few messages, and a
+// common one from the newest stretch of mail, never by reading every message.
+// Of several such words the one whose K-th newest match is oldest drives.
 func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
-	where, args, err := f.where()
-	if err != nil {
-		return nil, false, err
-	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 50
+	}
+	if f.Threads || f.Query == nil {
+		return s.messagesIn(ctx, f, nil, limit)
+	}
+	// The words that can drive: not negated, and holding a word. A whole word
+	// is read from its index newest first and stops at K; a prefix makes the
+	// index gather every word it starts first, so a prefix drives only when
+	// no whole word can.
+	var drivers []int
+	for i, t := range f.Query.Terms {
+		if !t.Negated && ftsExpr(t) != "" {
+			drivers = append(drivers, i)
+		}
+	}
+	if whole := slices.DeleteFunc(slices.Clone(drivers), func(i int) bool { return f.Query.Terms[i].Prefix }); len(whole) > 0 {
+		drivers = whole
+	}
+	if len(drivers) == 0 {
+		return s.messagesIn(ctx, f, nil, limit)
+	}
+	// Ids are date keys (keyFor), so after: and before: bound them too.
+	lo, hi := int64(0), int64(math.MaxInt64)
+	if f.Before > 0 {
+		hi = f.Before - 1
+	}
+	if a := f.Query.After; !a.IsZero() && a.Unix() > 0 {
+		lo = keyFor(a)
+	}
+	if b := f.Query.Before; !b.IsZero() && b.Unix() > 0 {
+		hi = min(hi, keyFor(b)-1)
+	}
+	if lo > hi {
+		return nil, false, nil
+	}
+	// K starts at twice the page, or eight times when other conditions will
+	// turn candidates away: a second round costs more than a larger first.
+	k := 2 * (limit + 1)
+	if narrows(f) {
+		k = 8 * (limit + 1)
+	}
+	driver := -1
+	var cands []int64
+	done := false
+	for _, i := range drivers {
+		c, all, err := s.newestMatches(ctx, f, f.Query.Terms[i], lo, hi, k)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(c) == 0 {
+			return nil, false, nil // a word every match needs is in no message
+		}
+		if driver < 0 || all && !done || !done && c[len(c)-1] < cands[len(cands)-1] {
+			driver, cands, done = i, c, all
+		}
+	}
+	for {
+		ids, _ := json.Marshal(cands)
+		rows, more, err := s.messagesIn(ctx, f, &window{lo: cands[len(cands)-1], hi: hi, ids: string(ids), skip: driver}, limit)
+		if err != nil || more || done {
+			return rows, more, err
+		}
+		// Too few passed: widen K by what the pass rate says a page needs,
+		// with a margin, at least fourfold when none passed.
+		if len(rows) == 0 {
+			k *= 8
+		} else {
+			k = max(2*k, k*(limit+1)*3/(2*len(rows)))
+		}
+		if cands, done, err = s.newestMatches(ctx, f, f.Query.Terms[driver], lo, hi, k); err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// narrows reports whether f has conditions besides one word of its query.
+func narrows(f *Filter) bool {
+	q := f.Query
+	return len(q.Terms) > 1 || len(q.Folders) > 0 || len(q.Accounts) > 0 || q.Unread != nil || q.Flagged != nil ||
+		q.Answered != nil || q.HasAttachment || !q.After.IsZero() || !q.Before.IsZero() || q.Larger > 0 || q.Smaller != nil ||
+		f.Folder != "" || f.Unread != nil || f.Flagged != nil || f.HasAttachment
+}
+
+// newestMatches returns the ids of the k newest messages (ids from lo to hi)
+// whose index entries match t, newest first, and whether these are all.
+func (s *Store) newestMatches(ctx context.Context, f *Filter, t search.Term, lo, hi int64, k int) ([]int64, bool, error) {
+	tables := []string{"meta_fts"}
+	if t.Field == "" && f.Bodies {
+		tables = append(tables, "body_fts")
+	}
+	var out []int64
+	all := true
+	for _, table := range tables {
+		rows, err := s.db.QueryContext(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?`, ftsExpr(t), lo, hi, k)
+		if err != nil {
+			return nil, false, s.explain(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, false, s.explain(err)
+			}
+			out = append(out, id)
+			n++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, false, s.explain(err)
+		}
+		if n == k {
+			all = false
+		}
+	}
+	slices.SortFunc(out, func(a, b int64) int { return cmp.Compare(b, a) })
+	out = slices.Compact(out)
+	if len(out) > k {
+		// The k newest of the union: each table gave its own k newest.
+		out = out[:k]
+		all = false
+	}
+	return out, all, nil
+}
+
+// messagesIn runs the query of Messages, limited to win when it is not nil.
+func (s *Store) messagesIn(ctx context.Context, f *Filter, win *window, limit int) ([]*Row, bool, error) {
+	where, args, err := f.whereIn(win)
+	if err != nil {
+		return nil, false, err
 	}
 	var q string
 	if f.Threads {

@@ -921,6 +921,26 @@ func testAgainstModel(t *testing.T, e *searchEnv) {
 				t.Errorf("query %d %q (bodies=%v accounts=%v folder=%q flagged=%v; parsed %+v):\n%s\nCount=%d",
 					qi, q.text, md.bodies, md.accounts, md.folder, md.flagged, parsed.Terms, e.diff(mq, md.bodies, got, want), n)
 			}
+			// Small pages: the newest matches come first whatever the page
+			// size, also when few of a word's newest messages pass the other
+			// conditions (the search then widens its window several times).
+			for _, lim := range []int{1, 3, 20} {
+				g := *f
+				g.Limit = lim
+				rows, more, err := e.st.Messages(ctx, &g)
+				if err != nil {
+					t.Fatalf("query %d %q limit %d: %v", qi, q.text, lim, err)
+				}
+				page := make([]int64, len(rows))
+				for i, r := range rows {
+					page[i] = r.ID
+				}
+				wantPage := want[:min(lim, len(want))]
+				if !slices.Equal(page, wantPage) || more != (len(want) > lim) {
+					t.Errorf("query %d %q (bodies=%v accounts=%v folder=%q) limit %d: got %v more=%v, want %v more=%v",
+						qi, q.text, md.bodies, md.accounts, md.folder, lim, page, more, wantPage, len(want) > lim)
+				}
+			}
 		}
 	}
 	for _, o := range search.Operators {
