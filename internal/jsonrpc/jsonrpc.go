@@ -127,6 +127,10 @@ type Message struct {
 	ID     json.RawMessage // nil for a notification
 	Method string
 	Params gjson.Result // params, or a non-existent result
+
+	// Members of an object params every method may look at, read in the
+	// same pass as the envelope (non-existent results when absent).
+	Meta, Name, Arguments gjson.Result
 }
 
 // IsNotification reports whether the message has no id.
@@ -184,6 +188,19 @@ func Parse(b []byte) (*Message, *Error) {
 	}
 	if m.Params.Exists() && !m.Params.IsObject() && !m.Params.IsArray() {
 		return m, NewError(CodeInvalidRequest, `Invalid Request: "params" must be an object`)
+	}
+	if m.Params.IsObject() {
+		m.Params.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "_meta":
+				m.Meta = v
+			case "name":
+				m.Name = v
+			case "arguments":
+				m.Arguments = v
+			}
+			return true
+		})
 	}
 	return m, nil
 }
@@ -267,3 +284,68 @@ func (w *Writer) Flush() error {
 	defer w.mu.Unlock()
 	return w.w.Flush()
 }
+
+// AppendString appends s as a JSON string, exactly as encoding/json writes it:
+// it escapes what JSON requires (quote, backslash, control characters), the
+// characters HTML and JavaScript treat specially (<, >, &, U+2028, U+2029),
+// and writes each invalid UTF-8 byte as U+FFFD.
+func AppendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plainByte[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// plainByte marks the ASCII bytes AppendString copies as they are.
+var plainByte = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()

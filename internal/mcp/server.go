@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -292,7 +291,7 @@ func (s *Server) notification(msg *jsonrpc.Message) {
 // classify decides the era of a request from its _meta (2026-07-28) or the
 // connection's initialize (legacy).
 func (s *Server) classify(msg *jsonrpc.Message) (*request, *jsonrpc.Error) {
-	meta := msg.Params.Get("_meta")
+	meta := msg.Meta
 	if meta.Exists() && !meta.IsObject() {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must be an object")
 	}
@@ -568,7 +567,7 @@ func toolJSON(t *dispatch.Tool, version string) json.RawMessage {
 
 func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte {
 	m := req.msg
-	name := m.Params.Get("name")
+	name := m.Name
 	if name.Type != gjson.String || name.Str == "" {
 		return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs params.name, the tool to call"))
 	}
@@ -576,7 +575,7 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)+"; call tools/list for the tools this connection offers"))
 	}
 	var args json.RawMessage
-	if a := m.Params.Get("arguments"); a.Exists() {
+	if a := m.Arguments; a.Exists() {
 		args = json.RawMessage(a.Raw)
 	}
 	tool := s.opt.Registry.Lookup(name.Str)
@@ -660,7 +659,7 @@ func (s *Server) callResult(req *request, r *dispatch.Result) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, req.msg.ID...)
 	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
-	b = appendJSONString(b, r.Text)
+	b = jsonrpc.AppendString(b, r.Text)
 	b = append(b, `}],"isError":`...)
 	b = strconv.AppendBool(b, r.IsError)
 	if r.Structured != nil && (req.modern || req.version >= "2025-06-18") {
@@ -672,63 +671,6 @@ func (s *Server) callResult(req *request, r *dispatch.Result) []byte {
 		b = append(b, s.serverInfoMeta...)
 	}
 	return append(b, "}}"...)
-}
-
-// appendJSONString appends s as a JSON string. It escapes what JSON requires
-// (quote, backslash, control characters), the characters HTML and JavaScript
-// treat specially as encoding/json does (<, >, &, U+2028, U+2029), and writes
-// each invalid UTF-8 byte as U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 func (s *Server) resources(req *request) (map[string]any, *jsonrpc.Error) {

@@ -1,13 +1,13 @@
-package mcp
+package jsonrpc
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-// appendJSONString must write exactly what encoding/json writes for a string,
+// AppendString must write exactly what encoding/json writes for a string,
 // so that no text can break out of the answer's JSON.
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{
 		"", "plain ascii", `quote " and \ backslash`, "line\nfeed\r\ttab\x00\x01\x1f\x7f",
 		"<script>&amp;</script>", "caf\u00e9 \u65e5\u672c \U0001F600", "\u2028\u2029 separators",
@@ -20,8 +20,8 @@ func FuzzAppendJSONString(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendJSONString([]byte("x"), s); string(got[1:]) != string(want) {
-			t.Fatalf("appendJSONString(%q) = %s, encoding/json writes %s", s, got[1:], want)
+		if got := AppendString([]byte("x"), s); string(got[1:]) != string(want) {
+			t.Fatalf("AppendString(%q) = %s, encoding/json writes %s", s, got[1:], want)
 		}
 	})
 }
