@@ -395,11 +395,11 @@ func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *
 		return &Result{Text: sentence(safeLine(err.Error())), IsError: true}
 	}
 	prepare(reflect.ValueOf(out), &answer{})
-	b, err := json.Marshal(out)
+	b, text, err := encode(out)
 	if err != nil {
 		return errorResult("The result of %s could not be encoded: %v.", t.Spec.Name, err)
 	}
-	return &Result{Text: Render(b), Structured: b}
+	return &Result{Text: text, Structured: b}
 }
 
 // debugStack is replaced in tests; it writes a panic to standard error.
