@@ -44,6 +44,8 @@ var files = []outFile{
 	{tmpl: "guide.md.tmpl", out: "docs/guide.md", root: genRoot, kind: "md"},
 	{tmpl: "tools.md.tmpl", out: "docs/tools.md", root: genRoot, kind: "md"},
 	{tmpl: "scopes.md.tmpl", out: "docs/scopes.md", root: genRoot, kind: "md"},
+	{tmpl: "hosts.go.tmpl", out: "hosts.go", root: genRoot, kind: "go"},
+	{tmpl: "hosts.md.tmpl", out: "docs/hosts.md", root: genRoot, kind: "md"},
 	{json: schemaIndex, out: "schemas/index.json", root: genRoot, kind: "json"},
 	{json: mcpJSON, out: "postern/.mcp.json", root: plugRoot, kind: "json"},
 }
@@ -53,6 +55,7 @@ var docPages = []docPage{
 	{Name: "guide", Title: "How an agent should use postern"},
 	{Name: "tools", Title: "Every tool: scope, effect, arguments, output, example"},
 	{Name: "scopes", Title: "The scopes a person can grant, and the tools under each"},
+	{Name: "hosts", Title: "The agent hosts postern sets itself up with, and how"},
 }
 
 type docPage struct{ Name, Title string }
@@ -121,6 +124,7 @@ type model struct {
 	Scopes    []*scopeView
 	Resources []*catalog.Resource
 	DocPages  []docPage
+	Hosts     []*catalog.Host
 }
 
 type toolView struct {
@@ -165,7 +169,7 @@ type scopeView struct {
 }
 
 func newModel(c *catalog.Catalog) *model {
-	m := &model{Server: c.Server, Resources: c.Resources, DocPages: docPages}
+	m := &model{Server: c.Server, Resources: c.Resources, DocPages: docPages, Hosts: c.Hosts}
 	types := map[string]*typeView{}
 	for _, t := range c.Types {
 		tv := &typeView{Type: t}

@@ -469,6 +469,7 @@ var DocPages = []DocPageSpec{
 	{Name: "guide", Title: "How an agent should use postern"},
 	{Name: "tools", Title: "Every tool: scope, effect, arguments, output, example"},
 	{Name: "scopes", Title: "The scopes a person can grant, and the tools under each"},
+	{Name: "hosts", Title: "The agent hosts postern sets itself up with, and how"},
 }
 
 // Handlers is implemented by the runtime: one method per catalog tool.

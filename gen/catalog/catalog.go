@@ -40,6 +40,41 @@ type Catalog struct {
 	Tools     []*Tool
 	Types     []*Type // sorted by name
 	Resources []*Resource
+	Hosts     []*Host
+}
+
+// Paths is a path per operating system.
+type Paths struct {
+	Linux   string `yaml:"linux"`
+	MacOS   string `yaml:"macos"`
+	Windows string `yaml:"windows"`
+}
+
+// HostCLI is how a cli host's own command line adds, removes and shows a server.
+type HostCLI struct {
+	Add    string `yaml:"add"`
+	Remove string `yaml:"remove"`
+	Get    string `yaml:"get"`
+	List   string `yaml:"list"`
+}
+
+// Host is an agent host postern can be registered with.
+type Host struct {
+	ID            string   `yaml:"id"`
+	Name          string   `yaml:"name"`
+	Kind          string   `yaml:"kind"`
+	Executables   []string `yaml:"executables"`
+	Detect        []string `yaml:"detect"`
+	Config        Paths    `yaml:"config"`
+	ProjectConfig string   `yaml:"project_config"`
+	Format        string   `yaml:"format"`
+	Key           string   `yaml:"key"`
+	Entry         string   `yaml:"entry"`
+	Scopes        []string `yaml:"scopes"`
+	CLI           *HostCLI `yaml:"cli"`
+	Verify        string   `yaml:"verify"`
+	Notes         string   `yaml:"notes"`
+	Pos           Pos      `yaml:"-"`
 }
 
 // Server is what the server says about itself.
@@ -166,6 +201,7 @@ type fileDoc struct {
 	Tools     []*Tool          `yaml:"tools"`
 	Types     map[string]*Type `yaml:"types"`
 	Resources []*Resource      `yaml:"resources"`
+	Hosts     []*Host          `yaml:"hosts"`
 }
 
 // Load reads every *.yaml file of dir, checks each against dir/catalog.schema.json
@@ -305,6 +341,10 @@ func (c *Catalog) loadFile(path, rel string, sch *jsonschema.Schema) Problems {
 	for i, r := range fd.Resources {
 		r.Pos = Pos{rel, lineAt(doc, "resources", strconv.Itoa(i))}
 		c.Resources = append(c.Resources, r)
+	}
+	for i, h := range fd.Hosts {
+		h.Pos = Pos{rel, lineAt(doc, "hosts", strconv.Itoa(i))}
+		c.Hosts = append(c.Hosts, h)
 	}
 	return probs
 }

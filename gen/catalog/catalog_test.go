@@ -186,6 +186,143 @@ func TestLintRefuses(t *testing.T) {
 			want: `/tools/2/prepare_commit`,
 		},
 		{
+			name: "host cli without cli section",
+			extra: map[string]string{"hosts.yaml": `version: 1
+hosts:
+  - id: tool
+    name: Tool
+    kind: cli
+    executables: [tool]
+    format: json
+    key: servers
+    entry: command-args
+    scopes: [user]
+`},
+			want: `catalog/hosts.yaml:3: host tool is kind cli: it needs cli`,
+		},
+		{
+			name: "host unknown placeholder",
+			extra: map[string]string{"hosts.yaml": `version: 1
+hosts:
+  - id: tool
+    name: Tool
+    kind: cli
+    executables: [tool]
+    format: json
+    key: servers
+    entry: command-args
+    scopes: [user]
+    cli:
+      add: "tool mcp add {name} -- {command} {args} {home}"
+      remove: "tool mcp remove {name}"
+      get: "tool mcp get {name}"
+`},
+			want: `only {name}, {scope}, {command} and {args} are filled in`,
+		},
+		{
+			name: "host command of another program",
+			extra: map[string]string{"hosts.yaml": `version: 1
+hosts:
+  - id: tool
+    name: Tool
+    kind: cli
+    executables: [tool]
+    format: json
+    key: servers
+    entry: command-args
+    scopes: [user]
+    cli:
+      add: "other mcp add {name} -- {command} {args}"
+      remove: "tool mcp remove {name}"
+      get: "tool mcp get {name}"
+`},
+			want: `cli add runs "other", not the host's command "tool"`,
+		},
+		{
+			name: "host duplicate id",
+			extra: map[string]string{"hosts.yaml": `version: 1
+hosts:
+  - id: tool
+    name: Tool
+    kind: cli
+    executables: [tool]
+    format: json
+    key: servers
+    entry: command-args
+    scopes: [user]
+    cli:
+      add: "tool mcp add {name} -- {command} {args}"
+      remove: "tool mcp remove {name}"
+      get: "tool mcp get {name}"
+  - id: tool
+    name: Tool
+    kind: cli
+    executables: [tool]
+    format: json
+    key: servers
+    entry: command-args
+    scopes: [user]
+    cli:
+      add: "tool mcp add {name} -- {command} {args}"
+      remove: "tool mcp remove {name}"
+      get: "tool mcp get {name}"
+`},
+			want: `host "tool" is declared twice`,
+		},
+		{
+			name: "host toml without codex entry",
+			extra: map[string]string{"hosts.yaml": `version: 1
+hosts:
+  - id: tool
+    name: Tool
+    kind: cli
+    executables: [tool]
+    format: toml
+    key: servers
+    entry: command-args
+    scopes: [user]
+    cli:
+      add: "tool mcp add {name} -- {command} {args}"
+      remove: "tool mcp remove {name}"
+      get: "tool mcp get {name}"
+`},
+			want: `entry codex goes with format toml`,
+		},
+		{
+			name: "host file without config",
+			extra: map[string]string{"hosts.yaml": `version: 1
+hosts:
+  - id: tool
+    name: Tool
+    kind: file
+    executables: [tool]
+    format: json
+    key: servers
+    entry: command-args
+    scopes: [user]
+`},
+			want: `host tool is kind file: it needs config`,
+		},
+		{
+			name: "host unknown entry shape",
+			extra: map[string]string{"hosts.yaml": `version: 1
+hosts:
+  - id: tool
+    name: Tool
+    kind: cli
+    executables: [tool]
+    format: json
+    key: servers
+    entry: yaml
+    scopes: [user]
+    cli:
+      add: "tool mcp add {name} -- {command} {args}"
+      remove: "tool mcp remove {name}"
+      get: "tool mcp get {name}"
+`},
+			want: `/hosts/0/entry`,
+		},
+		{
 			name: "missing version",
 			file: "scopes.yaml",
 			edit: replaceOnce("version: 1\n", ""),

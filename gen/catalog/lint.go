@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -98,7 +99,67 @@ func Lint(c *Catalog) Problems {
 			add(r.Pos, "resource %s: uri_template %q has no {variable}", r.Name, r.URITemplate)
 		}
 	}
+	hosts := map[string]Pos{}
+	for _, h := range c.Hosts {
+		if prev, ok := hosts[h.ID]; ok {
+			add(h.Pos, "host %q is declared twice (also at %s)", h.ID, prev)
+		}
+		hosts[h.ID] = h.Pos
+		lintHost(h, add)
+	}
 	return ps
+}
+
+var hostPlaceholderRE = regexp.MustCompile(`\{[^}]*\}`)
+
+// lintHost checks what the schema cannot: that each kind has what it needs,
+// and that command lines use only the placeholders postern fills in.
+func lintHost(h *Host, add func(Pos, string, ...any)) {
+	switch h.Kind {
+	case "cli":
+		if h.CLI == nil || len(h.Executables) == 0 {
+			add(h.Pos, "host %s is kind cli: it needs cli (add, remove, get) and executables (its command first)", h.ID)
+			return
+		}
+		for _, c := range []struct{ what, line string }{{"add", h.CLI.Add}, {"remove", h.CLI.Remove}, {"get", h.CLI.Get}, {"list", h.CLI.List}} {
+			if c.line == "" {
+				continue
+			}
+			if f := strings.Fields(c.line); f[0] != h.Executables[0] {
+				add(h.Pos, "host %s: cli %s runs %q, not the host's command %q (executables[0])", h.ID, c.what, f[0], h.Executables[0])
+			}
+			for _, ph := range hostPlaceholderRE.FindAllString(c.line, -1) {
+				switch ph {
+				case "{name}", "{scope}", "{command}", "{args}":
+				default:
+					add(h.Pos, "host %s: cli %s uses %s; only {name}, {scope}, {command} and {args} are filled in", h.ID, c.what, ph)
+				}
+			}
+			if !strings.Contains(c.line, "{name}") && (c.what == "add" || c.what == "remove") {
+				add(h.Pos, "host %s: cli %s does not name the server ({name})", h.ID, c.what)
+			}
+		}
+		if !strings.Contains(h.CLI.Add, "{command}") || !strings.Contains(h.CLI.Add, "{args}") {
+			add(h.Pos, "host %s: cli add must pass {command} and {args}", h.ID)
+		}
+	case "file":
+		if h.Config.Linux == "" {
+			add(h.Pos, "host %s is kind file: it needs config (linux, macos, windows)", h.ID)
+		}
+		if h.CLI != nil {
+			add(h.Pos, "host %s is kind file: cli is used only by kind cli", h.ID)
+		}
+	case "snippet":
+		if h.CLI != nil || h.Config.Linux != "" {
+			add(h.Pos, "host %s is kind snippet: it has no cli and no config file", h.ID)
+		}
+	}
+	if (h.Format == "toml") != (h.Entry == "codex") {
+		add(h.Pos, "host %s: entry codex goes with format toml, and only it", h.ID)
+	}
+	if h.Kind == "file" && slices.Contains(h.Scopes, "project") && h.ProjectConfig == "" {
+		add(h.Pos, "host %s offers --scope project but has no project_config", h.ID)
+	}
 }
 
 func firstFile(c *Catalog) string {
