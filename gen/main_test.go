@@ -135,10 +135,11 @@ func TestGolden(t *testing.T) {
 		os.RemoveAll(golden)
 		copyTree(t, filepath.Join(mod, "generated"), filepath.Join(golden, "generated"))
 		copyTree(t, filepath.Join(mod, "plugins"), filepath.Join(golden, "plugins"))
+		copyTree(t, filepath.Join(mod, ".claude-plugin"), filepath.Join(golden, ".claude-plugin"))
 		return
 	}
 	got := map[string][]byte{}
-	for _, sub := range []string{"generated", "plugins"} {
+	for _, sub := range []string{"generated", "plugins", ".claude-plugin"} {
 		filepath.WalkDir(filepath.Join(mod, sub), func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				rel, _ := filepath.Rel(mod, p)

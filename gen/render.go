@@ -31,11 +31,14 @@ type outFile struct {
 	json func(m *model) any            // the JSON value, when tmpl is ""
 	out  string                        // path under the output root
 	root func(out, plug string) string // which root: generated/ or plugins/
-	kind string                        // "go", "md" or "json"
+	kind string                        // "go", "md", "json" or "skill" (front matter first, so no header)
 }
 
 func genRoot(out, _ string) string   { return out }
 func plugRoot(_, plug string) string { return plug }
+
+// marketRoot is the repository's .claude-plugin folder, beside plugins/.
+func marketRoot(_, plug string) string { return filepath.Join(filepath.Dir(plug), ".claude-plugin") }
 
 // files is the single table of generated outputs (JSON Schemas come from gen/schemagen).
 var files = []outFile{
@@ -48,6 +51,12 @@ var files = []outFile{
 	{tmpl: "hosts.md.tmpl", out: "docs/hosts.md", root: genRoot, kind: "md"},
 	{json: schemaIndex, out: "schemas/index.json", root: genRoot, kind: "json"},
 	{json: mcpJSON, out: "postern/.mcp.json", root: plugRoot, kind: "json"},
+	{json: claudePlugin, out: "postern/.claude-plugin/plugin.json", root: plugRoot, kind: "json"},
+	{json: codexPlugin, out: "postern/.codex-plugin/plugin.json", root: plugRoot, kind: "json"},
+	{json: geminiExtension, out: "postern/gemini-extension.json", root: plugRoot, kind: "json"},
+	{json: mcpbManifest, out: "postern/mcpb/manifest.json", root: plugRoot, kind: "json"},
+	{tmpl: "SKILL.md.tmpl", out: "postern/skills/postern/SKILL.md", root: plugRoot, kind: "skill"},
+	{json: marketplace, out: "marketplace.json", root: marketRoot, kind: "json"},
 }
 
 // docPages are the pages of generated/docs the docs tool serves, in order.
@@ -385,10 +394,82 @@ func schemaIndex(m *model) any {
 
 // mcpJSON is the plugin bundle's server entry: postern from PATH, so that every
 // host starts it the same way (Codex does not expand ${CLAUDE_PLUGIN_ROOT}).
+// The bundles start postern by its name, found on PATH: Codex does not expand
+// ${CLAUDE_PLUGIN_ROOT}, so a path inside the bundle would work for some hosts
+// only. Installing the postern binary comes first (see the README).
+func serverEntry(m *model) map[string]any {
+	return map[string]any{"command": m.Server.Name, "args": []string{"mcp"}}
+}
+
 func mcpJSON(m *model) any {
+	return map[string]any{"mcpServers": map[string]any{m.Server.Name: serverEntry(m)}}
+}
+
+func claudePlugin(m *model) any {
 	return map[string]any{
-		"mcpServers": map[string]any{
-			m.Server.Name: map[string]any{"command": m.Server.Name, "args": []string{"mcp"}},
+		"name":        m.Server.Name,
+		"version":     m.Server.Version,
+		"description": m.Server.Description,
+		"author":      map[string]any{"name": m.Server.Author},
+		"keywords":    []string{"mcp", "mail"},
+	}
+}
+
+func codexPlugin(m *model) any {
+	return map[string]any{
+		"name":        m.Server.Name,
+		"version":     m.Server.Version,
+		"description": m.Server.Description,
+		"author":      map[string]any{"name": m.Server.Author},
+		"mcpServers":  "./.mcp.json",
+		"skills":      "./skills/",
+	}
+}
+
+func geminiExtension(m *model) any {
+	return map[string]any{
+		"name":        m.Server.Name,
+		"version":     m.Server.Version,
+		"description": m.Server.Description,
+		"mcpServers":  map[string]any{m.Server.Name: serverEntry(m)},
+	}
+}
+
+// mcpbManifest is the manifest of the Claude Desktop bundle (.mcpb): the
+// binary travels inside the bundle, under server/.
+func mcpbManifest(m *model) any {
+	var tools []map[string]any
+	for _, t := range m.Tools {
+		tools = append(tools, map[string]any{"name": t.Name, "description": strings.Join(strings.Fields(t.Description), " ")})
+	}
+	return map[string]any{
+		"manifest_version": "0.3",
+		"name":             m.Server.Name,
+		"display_name":     m.Server.Title,
+		"version":          m.Server.Version,
+		"description":      m.Server.Description,
+		"author":           map[string]any{"name": m.Server.Author},
+		"server": map[string]any{
+			"type":        "binary",
+			"entry_point": "server/" + m.Server.Name,
+			"mcp_config": map[string]any{
+				"command": "${__dirname}/server/" + m.Server.Name,
+				"args":    []string{"mcp"},
+			},
 		},
+		"tools": tools,
+	}
+}
+
+func marketplace(m *model) any {
+	return map[string]any{
+		"name":  m.Server.Name,
+		"owner": map[string]any{"name": m.Server.Author},
+		"plugins": []map[string]any{{
+			"name":        m.Server.Name,
+			"source":      "./plugins/" + m.Server.Name,
+			"description": m.Server.Description,
+			"version":     m.Server.Version,
+		}},
 	}
 }

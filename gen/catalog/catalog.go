@@ -82,6 +82,10 @@ type Server struct {
 	Name         string `yaml:"name"`
 	Title        string `yaml:"title"`
 	Instructions string `yaml:"instructions"`
+	Description  string `yaml:"description"`
+	Version      string `yaml:"version"`
+	Author       string `yaml:"author"`
+	License      string `yaml:"license"`
 	Pos          Pos    `yaml:"-"`
 }
 
