@@ -15,13 +15,16 @@ import (
 	"github.com/postern-mcp/postern/generated"
 )
 
+// envValue is the value a program started with env sees for key: the last
+// one, as the environment of a test is the real one with its own appended.
 func envValue(env []string, key string) string {
+	v := ""
 	for _, e := range env {
-		if v, ok := strings.CutPrefix(e, key+"="); ok {
-			return v
+		if x, ok := strings.CutPrefix(e, key+"="); ok {
+			v = x
 		}
 	}
-	return ""
+	return v
 }
 
 // TestAuditLog: after calling every tool, the month's file holds one line per

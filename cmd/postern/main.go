@@ -57,6 +57,10 @@ Usage:
   postern demo                   a sample mailbox and what an agent sees, no account needed
   postern log [--month YYYY-MM] [--json]
                                  what agents asked and were given (no text, no secrets)
+  postern integrations list|detect|plan HOST|setup HOST…|doctor [HOST…]|repair HOST|remove HOST
+                                 register postern with agent hosts, check it, remove it
+  postern bundle mcpb [--out FILE]
+                                 pack the Claude Desktop bundle (from a checkout)
   postern catalog lint [--dir DIR]
                                  check the catalog (contributors)
   postern version [--json]       print the version
@@ -96,6 +100,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdDemo(args[1:], stdout, stderr)
 	case "log":
 		err = cmdLog(args[1:], stdout, stderr)
+	case "integrations":
+		err = cmdIntegrations(args[1:], stdin, stdout, stderr)
+	case "bundle":
+		err = cmdBundle(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
