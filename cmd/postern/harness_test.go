@@ -204,7 +204,13 @@ func errCode(t *testing.T, resp map[string]any) (int, map[string]any) {
 // runCLI runs the binary with args and returns stdout, stderr and the exit code.
 func runCLI(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	return runCLIWith(t, env, binary, args...)
+}
+
+// runCLIWith runs program with args, as runCLI runs postern.
+func runCLIWith(t *testing.T, env []string, program string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(program, args...)
 	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

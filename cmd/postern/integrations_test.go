@@ -1,9 +1,11 @@
 package main
 
 import (
+	"archive/zip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -180,5 +182,53 @@ func TestIntegrationsAskFirst(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, env, "integrations", "setup", "nosuchhost", "--binary", binary); code == 0 || !strings.Contains(errOut, "claude-code") {
 		t.Fatalf("an unknown host: exit %d %s", code, errOut)
+	}
+}
+
+// TestBundleMCPB: postern bundle mcpb packs the generated manifest and a
+// binary that starts and answers as postern, under the manifest's entry point.
+func TestBundleMCPB(t *testing.T) {
+	env := home(t)
+	out := filepath.Join(t.TempDir(), "postern.mcpb")
+	manifest, err := filepath.Abs("../../plugins/postern/mcpb/manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, e, code := runCLI(t, env, "bundle", "mcpb", "--manifest", manifest, "--binary", binary, "--out", out); code != 0 {
+		t.Fatalf("bundle: exit %d\n%s%s", code, o, e)
+	}
+	zr, err := zip.OpenReader(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	dir := t.TempDir()
+	names := map[string]bool{}
+	for _, f := range zr.File {
+		names[f.Name] = true
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, b, f.Mode())
+	}
+	var m struct {
+		Server struct {
+			EntryPoint string `json:"entry_point"`
+			MCPConfig  struct {
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"mcp_config"`
+		} `json:"server"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err := json.Unmarshal(b, &m); err != nil || !names[m.Server.EntryPoint] || len(names) != 2 {
+		t.Fatalf("bundle holds %v, manifest %s (%v)", names, b, err)
+	}
+	cmd := strings.ReplaceAll(m.Server.MCPConfig.Command, "${__dirname}", dir)
+	o, e, code := runCLIWith(t, env, cmd, append(m.Server.MCPConfig.Args, "--help")...)
+	if code != 0 || !strings.Contains(o+e, "Serve MCP") {
+		t.Fatalf("the packed binary: exit %d\n%s%s", code, o, e)
 	}
 }
