@@ -411,7 +411,6 @@ func claudePlugin(m *model) any {
 		"version":     m.Server.Version,
 		"description": m.Server.Description,
 		"author":      map[string]any{"name": m.Server.Author},
-		"keywords":    []string{"mcp", "mail"},
 	}
 }
 
@@ -436,14 +435,15 @@ func geminiExtension(m *model) any {
 }
 
 // mcpbManifest is the manifest of the Claude Desktop bundle (.mcpb): the
-// binary travels inside the bundle, under server/.
+// binary travels inside the bundle, under server/, and the person may point it
+// at another configuration file.
 func mcpbManifest(m *model) any {
 	var tools []map[string]any
 	for _, t := range m.Tools {
 		tools = append(tools, map[string]any{"name": t.Name, "description": strings.Join(strings.Fields(t.Description), " ")})
 	}
 	return map[string]any{
-		"manifest_version": "0.3",
+		"manifest_version": "0.4",
 		"name":             m.Server.Name,
 		"display_name":     m.Server.Title,
 		"version":          m.Server.Version,
@@ -454,22 +454,32 @@ func mcpbManifest(m *model) any {
 			"entry_point": "server/" + m.Server.Name,
 			"mcp_config": map[string]any{
 				"command": "${__dirname}/server/" + m.Server.Name,
-				"args":    []string{"mcp"},
+				"args":    []string{"mcp", "--config", "${user_config.config_path}"},
 			},
 		},
-		"tools": tools,
+		"user_config": map[string]any{
+			"config_path": map[string]any{
+				"type":        "string",
+				"title":       m.Server.Title + " configuration file",
+				"description": "The configuration file with your accounts (postern account add writes it).",
+				"required":    false,
+				"default":     "${HOME}/.config/" + m.Server.Name + "/config.toml",
+			},
+		},
+		"compatibility": map[string]any{"platforms": []string{"darwin", "linux"}},
+		"tools":         tools,
 	}
 }
 
 func marketplace(m *model) any {
 	return map[string]any{
-		"name":  m.Server.Name,
-		"owner": map[string]any{"name": m.Server.Author},
+		"name":        m.Server.Name,
+		"owner":       map[string]any{"name": m.Server.Author},
+		"description": m.Server.Title + " plugins",
 		"plugins": []map[string]any{{
 			"name":        m.Server.Name,
 			"source":      "./plugins/" + m.Server.Name,
 			"description": m.Server.Description,
-			"version":     m.Server.Version,
 		}},
 	}
 }

@@ -54,7 +54,7 @@ var Hosts = []HostSpec{
 		Config:      map[string]string{"linux": "~/.gemini/settings.json", "darwin": "~/.gemini/settings.json", "windows": "%USERPROFILE%\\.gemini\\settings.json"},
 		Format:      "json", Key: "mcpServers", Entry: "command-args",
 		Scopes: []string{"user", "project"},
-		CLI:    &HostCLI{Add: "gemini mcp add --scope {scope} {name} {command} {args}", Remove: "gemini mcp remove --scope {scope} {name}", Get: "gemini mcp list", List: "gemini mcp list"},
+		CLI:    &HostCLI{Add: "gemini mcp add --scope {scope} {name} {command} -- {args}", Remove: "gemini mcp remove --scope {scope} {name}", Get: "gemini mcp list", List: "gemini mcp list"},
 		Verify: "gemini mcp list",
 	},
 	{
