@@ -392,4 +392,24 @@ func TestCheckGeneratedFailsWhenStale(t *testing.T) {
 	if ok || !strings.Contains(out, "generated/docs/scopes.md") {
 		t.Fatalf("a hand edit of generated output was not caught:\n%s", out)
 	}
+	// The bundles and the host table follow the catalog too.
+	server := filepath.Join(copyDir, "catalog/server.yaml")
+	b, _ = os.ReadFile(server)
+	os.WriteFile(server, []byte(strings.Replace(string(b), "version: 0.1.0", "version: 0.1.1", 1)), 0o644)
+	hosts := filepath.Join(copyDir, "catalog/hosts.yaml")
+	b, _ = os.ReadFile(hosts)
+	os.WriteFile(hosts, []byte(strings.Replace(string(b), "name: Windsurf", "name: Windsurf Editor", 1)), 0o644)
+	out, ok = check()
+	for _, f := range []string{"plugins/postern/.claude-plugin/plugin.json", "plugins/postern/.codex-plugin/plugin.json",
+		"plugins/postern/gemini-extension.json", "plugins/postern/mcpb/manifest.json", "generated/docs/hosts.md", "generated/hosts.go"} {
+		if ok || !strings.Contains(out, f) {
+			t.Fatalf("a version or host change without regenerating did not name %s:\n%s", f, out)
+		}
+	}
+	mp := filepath.Join(copyDir, ".claude-plugin/marketplace.json")
+	b, _ = os.ReadFile(mp)
+	os.WriteFile(mp, append(b, ' '), 0o644)
+	if out, ok := check(); ok || !strings.Contains(out, ".claude-plugin/marketplace.json") {
+		t.Fatalf("a hand edit of the marketplace file was not caught:\n%s", out)
+	}
 }
