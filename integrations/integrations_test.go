@@ -416,3 +416,57 @@ func TestDoctorSkipsWhatIsNotInstalled(t *testing.T) {
 		t.Errorf("windsurf asked for by name: %+v", r)
 	}
 }
+
+// TestConfigPaths: each host's file per OS, ~ and the Windows folders
+// expanded, project files under the project folder, and opencode's .jsonc
+// taken when only it is there.
+func TestConfigPaths(t *testing.T) {
+	e := testEnv(t)
+	e.Getenv = func(k string) string {
+		return map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`, "USERPROFILE": `C:\Users\me`}[k]
+	}
+	cases := []struct{ host, goos, scope, want string }{
+		{"claude-desktop", "darwin", "user", filepath.Join(e.Home, "Library/Application Support/Claude/claude_desktop_config.json")},
+		{"claude-desktop", "linux", "user", filepath.Join(e.Home, ".config/Claude/claude_desktop_config.json")},
+		{"vscode", "windows", "user", filepath.FromSlash("C:/Users/me/AppData/Roaming/Code/User/mcp.json")},
+		{"cursor", "windows", "user", filepath.FromSlash("C:/Users/me/.cursor/mcp.json")},
+		{"cursor", "linux", "project", filepath.Join(e.Project, ".cursor/mcp.json")},
+		{"vscode", "linux", "project", filepath.Join(e.Project, ".vscode/mcp.json")},
+	}
+	for _, c := range cases {
+		e.GOOS = c.goos
+		got, err := mustHost(t, c.host).ConfigPath(e, c.scope)
+		if err != nil || got != c.want {
+			t.Errorf("%s on %s (%s): %q %v, want %q", c.host, c.goos, c.scope, got, err, c.want)
+		}
+	}
+	e.GOOS = "linux"
+	if _, err := mustHost(t, "windsurf").ConfigPath(e, "project"); err == nil {
+		t.Error("windsurf has no project file, yet a path was given")
+	}
+	dir := filepath.Join(e.Home, ".config/opencode")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "opencode.jsonc"), []byte("{}\n"), 0o644)
+	if got, _ := mustHost(t, "opencode").ConfigPath(e, "user"); got != filepath.Join(dir, "opencode.jsonc") {
+		t.Errorf("opencode with only a .jsonc: %s", got)
+	}
+}
+
+// TestProjectScope: --scope project writes the project's file, and a host
+// without a project scope refuses it by name.
+func TestProjectScope(t *testing.T) {
+	e := testEnv(t)
+	o := testOptions(e, "/usr/local/bin/postern")
+	o.Scope = "project"
+	p, err := PlanSetup(mustHost(t, "cursor"), e, o)
+	if err != nil || p.Path != filepath.Join(e.Project, ".cursor/mcp.json") {
+		t.Fatalf("%+v %v", p, err)
+	}
+	apply(t, p, filepath.Join(e.Home, "state.json"))
+	if _, err := os.Stat(filepath.Join(e.Home, ".cursor/mcp.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a project setup wrote the user's file")
+	}
+	if _, err := PlanSetup(mustHost(t, "windsurf"), e, o); err == nil || !strings.Contains(err.Error(), "--scope user") {
+		t.Errorf("windsurf with --scope project: %v", err)
+	}
+}
