@@ -64,7 +64,6 @@ func newHostWorld(t *testing.T, clis string) *hostWorld {
 	return &hostWorld{t: t, home: h, env: env, config: filepath.Join(h, ".config/postern/config.toml")}
 }
 
-
 // ansiCodes are the colour and cursor codes some hosts print even with NO_COLOR.
 var ansiCodes = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]`)
 
