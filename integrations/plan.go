@@ -95,19 +95,11 @@ func PlanSetup(h *Host, e *Env, o *Options) (*Plan, error) {
 		p.Note = "Paste this into the host's configuration, merging it with any servers already there."
 		return p, nil
 	case "file":
-		path, err := h.ConfigPath(e, o.Scope)
+		path, doc, err := h.openFile(e, o.Scope, "setup")
 		if err != nil {
 			return nil, err
 		}
 		p.Path = path
-		src, err := readOrEmpty(path)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := fileedit.Parse(src, h.Format == "jsonc")
-		if err != nil {
-			return nil, fmt.Errorf("%s cannot be read, so it was left as it is: %v; fix it by hand (or move it aside) and run setup again", path, err)
-		}
 		keys := append(strings.Split(h.Key, "."), o.Name)
 		if raw, ok := doc.Get(keys...); ok && sameJSON(raw, entryJSON(h.Entry, want)) {
 			p.Current = true
@@ -152,19 +144,11 @@ func PlanRemove(h *Host, e *Env, o *Options) (*Plan, error) {
 		p.Note = "Nothing to remove: the snippet was only printed; delete it from the host's configuration by hand."
 		return p, nil
 	case "file":
-		path, err := h.ConfigPath(e, o.Scope)
+		path, doc, err := h.openFile(e, o.Scope, "remove")
 		if err != nil {
 			return nil, err
 		}
 		p.Path = path
-		src, err := readOrEmpty(path)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := fileedit.Parse(src, h.Format == "jsonc")
-		if err != nil {
-			return nil, fmt.Errorf("%s cannot be read, so it was left as it is: %v; fix it by hand and run remove again", path, err)
-		}
 		out, found, err := doc.Delete(append(strings.Split(h.Key, "."), o.Name)...)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
@@ -189,6 +173,24 @@ func PlanRemove(h *Host, e *Env, o *Options) (*Plan, error) {
 		p.Note = h.Executables[0] + " is not on PATH: run this command where it is."
 	}
 	return p, nil
+}
+
+// openFile reads a file host's configuration for scope (a missing file is an
+// empty one); a file that cannot be parsed is refused, left as it is.
+func (h *Host) openFile(e *Env, scope, verb string) (string, *fileedit.Doc, error) {
+	path, err := h.ConfigPath(e, scope)
+	if err != nil {
+		return "", nil, err
+	}
+	src, err := readOrEmpty(path)
+	if err != nil {
+		return "", nil, err
+	}
+	doc, err := fileedit.Parse(src, h.Format == "jsonc")
+	if err != nil {
+		return "", nil, fmt.Errorf("%s cannot be read, so it was left as it is: %v; fix it by hand (or move it aside) and run %s again", path, err, verb)
+	}
+	return path, doc, nil
 }
 
 func checkScope(h *Host, o *Options) error {
