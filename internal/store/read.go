@@ -51,6 +51,14 @@ type Filter struct {
 	Threads       bool  // one row per thread: its newest message
 	Before        int64 // cursor: only ids below this; 0 for none
 	Limit         int
+
+	exprs map[exprKey]string // per index, a term's expression when its prefix was expanded ("": no word)
+}
+
+// exprKey names one term of the query in one index.
+type exprKey struct {
+	table string
+	term  int
 }
 
 const rowColumns = `m.id, a.name, f.name, m.uid, m.message_id, m.in_reply_to, m.thread_id, m.date, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.flags, m.size, m.attachments, m.forged, m.withheld`
@@ -171,26 +179,22 @@ func (f *Filter) whereIn(win *window) (string, []any, error) {
 			if win != nil && i == win.skip {
 				continue
 			}
-			expr := ftsExpr(t)
-			if expr == "" {
-				if !t.Negated {
-					conds = append(conds, "0") // a term with no word in it matches nothing
+			var ors []string
+			for _, table := range f.tablesFor(t) {
+				if expr := f.exprFor(table, i, t); expr != "" {
+					ors = append(ors, "m.id IN (SELECT rowid FROM "+table+" WHERE "+table+" MATCH ?"+ftsRange+")")
+					args = append(args, expr)
 				}
-				continue
 			}
-			var c string
 			switch {
-			case t.Field != "" || !f.Bodies:
-				c = "m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?" + ftsRange + ")"
-				args = append(args, expr)
+			case len(ors) == 0 && !t.Negated:
+				conds = append(conds, "0") // a term no index can hold matches nothing
+			case len(ors) == 0:
+			case t.Negated:
+				conds = append(conds, "NOT ("+strings.Join(ors, " OR ")+")")
 			default:
-				c = "(m.id IN (SELECT rowid FROM meta_fts WHERE meta_fts MATCH ?" + ftsRange + ") OR m.id IN (SELECT rowid FROM body_fts WHERE body_fts MATCH ?" + ftsRange + "))"
-				args = append(args, expr, expr)
+				conds = append(conds, "("+strings.Join(ors, " OR ")+")")
 			}
-			if t.Negated {
-				c = "NOT " + c
-			}
-			conds = append(conds, c)
 		}
 	}
 	if f.Before > 0 {
@@ -230,6 +234,108 @@ func Words(s string) []string {
 	return out
 }
 
+// tablesFor lists the indexes a term is looked for in: the metadata always,
+// the bodies for a term without a field when bodies may be searched.
+func (f *Filter) tablesFor(t search.Term) []string {
+	if t.Field == "" && f.Bodies {
+		return []string{"meta_fts", "body_fts"}
+	}
+	return []string{"meta_fts"}
+}
+
+// exprFor is term i's expression in table: its expanded prefix when
+// expandPrefixes found one, else ftsExpr.
+func (f *Filter) exprFor(table string, i int, t search.Term) string {
+	if e, ok := f.exprs[exprKey{table, i}]; ok {
+		return e
+	}
+	return ftsExpr(t)
+}
+
+// maxExpansion is the most words a prefix is expanded to; a prefix starting
+// more words is left to FTS5.
+const maxExpansion = 32
+
+// expandPrefixes turns each prefix term of f's query whose last word is plain
+// ASCII into the words of each index that it starts, as an OR of whole-word
+// phrases. FTS5 answers a prefix by gathering the documents of every word it
+// starts before it returns the first (about 3 ms for a common prefix at
+// 100,000 messages, whatever the limit or the ids asked for), while whole words
+// are read lazily, newest first, and only over the ids asked for. The words
+// come from the fts5vocab tables, one seek per word. Non-ASCII prefixes are
+// left to FTS5, whose tokenizer folds them (é → e) in ways this would have to copy.
+func (s *Store) expandPrefixes(ctx context.Context, f *Filter) (*Filter, error) {
+	if f.Query == nil {
+		return f, nil
+	}
+	g := *f
+	for i, t := range f.Query.Terms {
+		words := Words(t.Text)
+		if !t.Prefix || len(words) == 0 || !plainWord(words[len(words)-1]) {
+			continue
+		}
+		last := words[len(words)-1]
+		for _, table := range f.tablesFor(t) {
+			completions, ok, err := s.completions(ctx, strings.TrimSuffix(table, "_fts")+"_terms", last)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			var alts []string
+			for _, c := range completions {
+				alts = append(alts, `"`+strings.Join(append(slices.Clone(words[:len(words)-1]), c), " ")+`"`)
+			}
+			expr := ""
+			if len(alts) > 0 {
+				expr = "(" + strings.Join(alts, " OR ") + ")"
+				if col := ftsColumn[t.Field]; col != "" {
+					expr = "{" + col + "} : " + expr
+				}
+			}
+			if g.exprs == nil {
+				g.exprs = map[exprKey]string{}
+			}
+			g.exprs[exprKey{table, i}] = expr
+		}
+	}
+	return &g, nil
+}
+
+// completions lists the words of a vocabulary table that start with prefix,
+// and false when there are more than maxExpansion.
+func (s *Store) completions(ctx context.Context, vocab, prefix string) ([]string, bool, error) {
+	var out []string
+	from := prefix
+	for {
+		var term string
+		err := s.db.QueryRowContext(ctx, `SELECT term FROM `+vocab+` WHERE term >= ? LIMIT 1`, from).Scan(&term)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && !strings.HasPrefix(term, prefix) {
+			return out, true, nil
+		}
+		if err != nil {
+			return nil, false, nil // FTS5 answers the prefix itself, only slower
+		}
+		if len(out) == maxExpansion {
+			return nil, false, nil
+		}
+		out = append(out, term)
+		from = term + "\x01" // the first word after term: no word holds a control character
+	}
+}
+
+// plainWord reports whether w is lower-case ASCII letters and digits, which
+// the index's tokenizer keeps as they are.
+func plainWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return w != ""
+}
+
 // ftsExpr is an FTS5 expression for a term: its words as one quoted phrase
 // (so nothing an agent writes is FTS syntax), a trailing * for a prefix, and a
 // column filter for from:/to:/cc:/subject:.
@@ -266,20 +372,31 @@ func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
 	if limit <= 0 {
 		limit = 50
 	}
+	f, err := s.expandPrefixes(ctx, f)
+	if err != nil {
+		return nil, false, err
+	}
 	if f.Threads || f.Query == nil {
 		return s.messagesIn(ctx, f, nil, limit)
 	}
 	// The words that can drive: not negated, and holding a word. A whole word
-	// is read from its index newest first and stops at K; a prefix makes the
-	// index gather every word it starts first, so a prefix drives only when
-	// no whole word can.
+	// (or a prefix expanded to whole words) is read from its index newest
+	// first and stops at K; a prefix left to FTS5 makes the index gather every
+	// word it starts first, so it drives only when nothing else can.
 	var drivers []int
 	for i, t := range f.Query.Terms {
 		if !t.Negated && ftsExpr(t) != "" {
 			drivers = append(drivers, i)
 		}
 	}
-	if whole := slices.DeleteFunc(slices.Clone(drivers), func(i int) bool { return f.Query.Terms[i].Prefix }); len(whole) > 0 {
+	lazy := func(i int) bool {
+		if !f.Query.Terms[i].Prefix {
+			return true
+		}
+		_, expanded := f.exprs[exprKey{"meta_fts", i}]
+		return expanded
+	}
+	if whole := slices.DeleteFunc(slices.Clone(drivers), func(i int) bool { return !lazy(i) }); len(whole) > 0 {
 		drivers = whole
 	}
 	if len(drivers) == 0 {
@@ -309,7 +426,7 @@ func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
 	var cands []int64
 	done := false
 	for _, i := range drivers {
-		c, all, err := s.newestMatches(ctx, f, f.Query.Terms[i], lo, hi, k)
+		c, all, err := s.newestMatches(ctx, f, i, lo, hi, k)
 		if err != nil {
 			return nil, false, err
 		}
@@ -333,7 +450,7 @@ func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
 		} else {
 			k = max(2*k, k*(limit+1)*3/(2*len(rows)))
 		}
-		if cands, done, err = s.newestMatches(ctx, f, f.Query.Terms[driver], lo, hi, k); err != nil {
+		if cands, done, err = s.newestMatches(ctx, f, driver, lo, hi, k); err != nil {
 			return nil, false, err
 		}
 	}
@@ -349,15 +466,16 @@ func narrows(f *Filter) bool {
 
 // newestMatches returns the ids of the k newest messages (ids from lo to hi)
 // whose index entries match t, newest first, and whether these are all.
-func (s *Store) newestMatches(ctx context.Context, f *Filter, t search.Term, lo, hi int64, k int) ([]int64, bool, error) {
-	tables := []string{"meta_fts"}
-	if t.Field == "" && f.Bodies {
-		tables = append(tables, "body_fts")
-	}
+func (s *Store) newestMatches(ctx context.Context, f *Filter, i int, lo, hi int64, k int) ([]int64, bool, error) {
+	t := f.Query.Terms[i]
 	var out []int64
 	all := true
-	for _, table := range tables {
-		rows, err := s.db.QueryContext(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?`, ftsExpr(t), lo, hi, k)
+	for _, table := range f.tablesFor(t) {
+		expr := f.exprFor(table, i, t)
+		if expr == "" {
+			continue // no word of this index starts with the prefix
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?`, expr, lo, hi, k)
 		if err != nil {
 			return nil, false, s.explain(err)
 		}
@@ -439,6 +557,10 @@ func (s *Store) messagesIn(ctx context.Context, f *Filter, win *window, limit in
 
 // Count is how many messages (or threads) f matches, ignoring its cursor and limit.
 func (s *Store) Count(ctx context.Context, f *Filter) (int, error) {
+	f, err := s.expandPrefixes(ctx, f)
+	if err != nil {
+		return 0, err
+	}
 	g := *f
 	g.Before = 0
 	where, args, err := g.where()

@@ -28,7 +28,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 4
+const schemaVersion = 5
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -55,6 +55,12 @@ var upgrades = map[int][]string{
 		`INSERT INTO body_fts(body_fts, rank) VALUES('automerge', 16)`,
 		`INSERT INTO meta_fts(meta_fts, rank) VALUES('crisismerge', 64)`,
 		`INSERT INTO body_fts(body_fts, rank) VALUES('crisismerge', 64)`,
+	},
+	// The indexes' words in order, read to turn a prefix into the few words
+	// it starts (see expandPrefixes); these tables store nothing.
+	4: {
+		`CREATE VIRTUAL TABLE IF NOT EXISTS meta_terms USING fts5vocab(meta_fts, instance)`,
+		`CREATE VIRTUAL TABLE IF NOT EXISTS body_terms USING fts5vocab(body_fts, instance)`,
 	},
 }
 
