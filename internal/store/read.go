@@ -97,11 +97,14 @@ func (f *Filter) whereIn(win *window) (string, []any, error) {
 	var args []any
 	ftsRange := ""
 	if win != nil {
-		conds = append(conds, "m.id BETWEEN ? AND ?")
-		args = append(args, win.lo, win.hi)
+		// With a list of candidates, the list alone drives: a range on m.id
+		// would let SQLite walk every message of the window instead.
 		if win.ids != "" {
 			conds = append(conds, "m.id IN (SELECT value FROM json_each(?))")
 			args = append(args, win.ids)
+		} else {
+			conds = append(conds, "m.id BETWEEN ? AND ?")
+			args = append(args, win.lo, win.hi)
 		}
 		ftsRange = fmt.Sprintf(" AND rowid BETWEEN %d AND %d", win.lo, win.hi)
 	}
