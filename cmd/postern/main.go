@@ -329,7 +329,7 @@ func cmdCatalog(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d tools, %d scopes, %d types, %d resources; no problems\n", *dir, len(cat.Tools), len(cat.Scopes), len(cat.Types), len(cat.Resources))
+	fmt.Fprintf(stdout, "%s: %d tools, %d scopes, %d types, %d resources, %d hosts; no problems\n", *dir, len(cat.Tools), len(cat.Scopes), len(cat.Types), len(cat.Resources), len(cat.Hosts))
 	return nil
 }
 
