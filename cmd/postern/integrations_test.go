@@ -232,3 +232,26 @@ func TestBundleMCPB(t *testing.T) {
 		t.Fatalf("the packed binary: exit %d\n%s%s", code, o, e)
 	}
 }
+
+// TestIntegrationsHostCLIFails: when the host's own command fails, setup
+// says which command failed and what it printed, exits non-zero, and leaves
+// the host's file as it was.
+func TestIntegrationsHostCLIFails(t *testing.T) {
+	env, homeDir := hostsHome(t)
+	bin := filepath.Join(homeDir, "fakebin")
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\necho 'claude: the settings file is locked by another process' >&2\nexit 3\n"), 0o755)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + bin + ":/usr/bin:/bin"
+		}
+	}
+	before, _ := os.ReadFile(filepath.Join(homeDir, ".claude.json"))
+	out, errOut, code := runCLI(t, env, "integrations", "setup", "claude-code", "--yes", "--binary", binary)
+	if code == 0 || !strings.Contains(errOut, "claude mcp add") || !strings.Contains(errOut, "locked by another process") {
+		t.Fatalf("setup with a failing claude: exit %d\n%s%s", code, out, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(homeDir, ".claude.json")); string(after) != string(before) {
+		t.Fatal("the host's file changed")
+	}
+}
