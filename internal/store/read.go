@@ -267,9 +267,9 @@ const maxExpansion = 32
 // are read lazily, newest first, and only over the ids asked for. The words
 // come from the fts5vocab tables, one seek per word. Non-ASCII prefixes are
 // left to FTS5, whose tokenizer folds them (é → e) in ways this would have to copy.
-func (s *Store) expandPrefixes(ctx context.Context, f *Filter) (*Filter, error) {
+func (s *Store) expandPrefixes(ctx context.Context, f *Filter) *Filter {
 	if f.Query == nil {
-		return f, nil
+		return f
 	}
 	g := *f
 	for i, t := range f.Query.Terms {
@@ -279,10 +279,7 @@ func (s *Store) expandPrefixes(ctx context.Context, f *Filter) (*Filter, error) 
 		}
 		last := words[len(words)-1]
 		for _, table := range f.tablesFor(t) {
-			completions, ok, err := s.completions(ctx, strings.TrimSuffix(table, "_fts")+"_terms", last)
-			if err != nil {
-				return nil, err
-			}
+			completions, ok := s.completions(ctx, strings.TrimSuffix(table, "_fts")+"_terms", last)
 			if !ok {
 				continue
 			}
@@ -303,25 +300,23 @@ func (s *Store) expandPrefixes(ctx context.Context, f *Filter) (*Filter, error) 
 			g.exprs[exprKey{table, i}] = expr
 		}
 	}
-	return &g, nil
+	return &g
 }
 
 // completions lists the words of a vocabulary table that start with prefix,
-// and false when there are more than maxExpansion.
-func (s *Store) completions(ctx context.Context, vocab, prefix string) ([]string, bool, error) {
+// and false when there are more than maxExpansion or the table cannot be read
+// (FTS5 then answers the prefix itself, only slower).
+func (s *Store) completions(ctx context.Context, vocab, prefix string) ([]string, bool) {
 	var out []string
 	from := prefix
 	for {
 		var term string
 		err := s.db.QueryRowContext(ctx, `SELECT term FROM `+vocab+` WHERE term >= ? LIMIT 1`, from).Scan(&term)
 		if errors.Is(err, sql.ErrNoRows) || err == nil && !strings.HasPrefix(term, prefix) {
-			return out, true, nil
+			return out, true
 		}
-		if err != nil {
-			return nil, false, nil // FTS5 answers the prefix itself, only slower
-		}
-		if len(out) == maxExpansion {
-			return nil, false, nil
+		if err != nil || len(out) == maxExpansion {
+			return nil, false
 		}
 		out = append(out, term)
 		from = term + "\x01" // the first word after term: no word holds a control character
@@ -366,8 +361,8 @@ const fromJoins = ` FROM messages m JOIN folders f ON f.id = m.folder_id JOIN ac
 // A search with a word that every match must hold is driven by that word's
 // index, which lists messages newest first: the newest K messages holding it
 // are the candidates, checked against the whole filter; when fewer than the
-// page pass and the word has older matches, K grows fourfold and the check
-// runs again. A rare word is thus answered from its few messages, and a
+// page pass and the word has older matches, K grows by what the pass rate
+// says a page needs and the check runs again. A rare word is thus answered from its few messages, and a
 // common one from the newest stretch of mail, never by reading every message.
 // Of several such words the one whose K-th newest match is oldest drives.
 func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
@@ -375,10 +370,7 @@ func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
 	if limit <= 0 {
 		limit = 50
 	}
-	f, err := s.expandPrefixes(ctx, f)
-	if err != nil {
-		return nil, false, err
-	}
+	f = s.expandPrefixes(ctx, f)
 	if f.Threads || f.Query == nil {
 		return s.messagesIn(ctx, f, nil, limit)
 	}
@@ -560,11 +552,7 @@ func (s *Store) messagesIn(ctx context.Context, f *Filter, win *window, limit in
 
 // Count is how many messages (or threads) f matches, ignoring its cursor and limit.
 func (s *Store) Count(ctx context.Context, f *Filter) (int, error) {
-	f, err := s.expandPrefixes(ctx, f)
-	if err != nil {
-		return 0, err
-	}
-	g := *f
+	g := *s.expandPrefixes(ctx, f)
 	g.Before = 0
 	where, args, err := g.where()
 	if err != nil {
