@@ -141,6 +141,26 @@ func (s *Store) Redeem(token string, b Binding) error {
 	return nil
 }
 
+// Check reports whether token would be redeemed for b now, without spending
+// it: a 2026-07-28 commit asks the person in a round of its own first and
+// redeems the token only when the answer comes back. A token that does not
+// match is spent all the same, as by Redeem.
+func (s *Store) Check(token string, b Binding) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	s.sweep(now)
+	e, ok := s.pending[token]
+	if !ok {
+		return ErrRefused
+	}
+	if !now.Before(e.expires) || !e.binding.equal(b) {
+		s.forget(token)
+		return ErrRefused
+	}
+	return nil
+}
+
 // Pending is how many tokens are waiting.
 func (s *Store) Pending() int {
 	s.mu.Lock()

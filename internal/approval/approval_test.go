@@ -183,3 +183,34 @@ func TestPayloadHash(t *testing.T) {
 		t.Fatal("a payload that cannot be encoded was hashed")
 	}
 }
+
+// TestCheckDoesNotSpend: Check leaves a matching token for Redeem, spends one
+// presented with another binding, and refuses what Redeem would refuse.
+func TestCheckDoesNotSpend(t *testing.T) {
+	s, err := New(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Binding{Connection: "c", Account: "a", Tool: "mail_send", Effect: "send"}
+	tok, _, _ := s.Issue(b)
+	for i := 0; i < 3; i++ {
+		if err := s.Check(tok, b); err != nil {
+			t.Fatalf("check %d: %v", i, err)
+		}
+	}
+	if err := s.Redeem(tok, b); err != nil {
+		t.Fatalf("redeem after checks: %v", err)
+	}
+	if err := s.Check(tok, b); err != ErrRefused {
+		t.Fatalf("check of a spent token: %v", err)
+	}
+	tok2, _, _ := s.Issue(b)
+	other := b
+	other.Connection = "d"
+	if err := s.Check(tok2, other); err != ErrRefused {
+		t.Fatalf("check from another connection: %v", err)
+	}
+	if err := s.Redeem(tok2, b); err != ErrRefused {
+		t.Fatalf("a token checked with another binding was still redeemable: %v", err)
+	}
+}
