@@ -240,11 +240,11 @@ func (Impl) MailList(context.Context, *generated.MailListArgs) (*generated.Messa
 func (Impl) MailShow(context.Context, *generated.MailShowArgs) (*generated.Message, error) {
 	return &generated.Message{}, nil
 }
-func (Impl) MailDelete(context.Context, *generated.MailDeleteArgs) (*generated.Outcome, error) {
-	return &generated.Outcome{}, nil
+func (Impl) MailDelete(context.Context, *generated.MailDeleteArgs) (*generated.Action, error) {
+	return &generated.Action{}, nil
 }
-func (Impl) MailSend(context.Context, *generated.MailSendArgs) (*generated.Outcome, error) {
-	return &generated.Outcome{}, nil
+func (Impl) MailSend(context.Context, *generated.MailSendArgs) (*generated.Action, error) {
+	return &generated.Action{}, nil
 }
 `
 

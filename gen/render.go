@@ -146,6 +146,17 @@ type toolView struct {
 	Hints       string
 	ExampleArgs string
 	OutputType  *typeView
+	// Phase is "" for a plain tool, "prepare" or "commit" for the halves of a
+	// prepare_commit pair; Pair names the other half.
+	Phase string
+	Pair  string
+	// PrepareGoName and PrepareArgsType are, on a commit half, the method and
+	// argument type of its prepare half; PrepareParams its arguments.
+	PrepareGoName   string
+	PrepareArgsType string
+	PrepareParams   []*paramView
+	// Approval says, on a commit half, whether the person is asked first.
+	Approval bool
 }
 
 type paramView struct {
@@ -189,30 +200,21 @@ func newModel(c *catalog.Catalog) *model {
 		m.Types = append(m.Types, tv)
 	}
 	for _, t := range c.Tools {
-		tv := &toolView{
-			Tool:       t,
-			GoName:     catalog.GoName(t.Name),
-			ArgsType:   catalog.GoName(t.Name) + "Args",
-			InputFile:  "schemas/" + t.Name + ".input.json",
-			OutputFile: "schemas/" + t.Name + ".output.json",
-			Hints:      hints(t.Annotations),
-			OutputType: types[t.Output],
+		if !t.PrepareCommit {
+			m.Tools = append(m.Tools, newToolView(t, types))
+			continue
 		}
-		example := map[string]any{}
-		for _, p := range t.Input {
-			pv := newParamView(p)
-			tv.Params = append(tv.Params, pv)
-			if v := exampleValue(p); v != nil {
-				example[p.Name] = v
-			}
-		}
-		b, _ := json.Marshal(example)
-		tv.ExampleArgs = string(b)
-		m.Tools = append(m.Tools, tv)
+		prep, commit := catalog.ExpandPair(t)
+		pv, cv := newToolView(prep, types), newToolView(commit, types)
+		pv.Phase, pv.Pair = "prepare", commit.Name
+		cv.Phase, cv.Pair = "commit", prep.Name
+		cv.PrepareGoName, cv.PrepareArgsType, cv.PrepareParams = pv.GoName, pv.ArgsType, pv.Params
+		cv.Approval = catalog.AsksPerson(t.Effect)
+		m.Tools = append(m.Tools, pv, cv)
 	}
 	for _, s := range c.Scopes {
 		sv := &scopeView{Scope: s}
-		for _, t := range c.Tools {
+		for _, t := range m.Tools {
 			if t.Scope == s.Name {
 				sv.Tools = append(sv.Tools, t.Name)
 			}
@@ -220,6 +222,29 @@ func newModel(c *catalog.Catalog) *model {
 		m.Scopes = append(m.Scopes, sv)
 	}
 	return m
+}
+
+func newToolView(t *catalog.Tool, types map[string]*typeView) *toolView {
+	tv := &toolView{
+		Tool:       t,
+		GoName:     catalog.GoName(t.Name),
+		ArgsType:   catalog.GoName(t.Name) + "Args",
+		InputFile:  "schemas/" + t.Name + ".input.json",
+		OutputFile: "schemas/" + t.Name + ".output.json",
+		Hints:      hints(t.Annotations),
+		OutputType: types[t.Output],
+	}
+	example := map[string]any{}
+	for _, p := range t.Input {
+		pv := newParamView(p)
+		tv.Params = append(tv.Params, pv)
+		if v := exampleValue(p); v != nil {
+			example[p.Name] = v
+		}
+	}
+	b, _ := json.Marshal(example)
+	tv.ExampleArgs = string(b)
+	return tv
 }
 
 func hints(a catalog.Annotations) string {

@@ -13,6 +13,8 @@ const (
 	MaxToolDescription = 600
 	MinToolDescription = 20
 	CommitSuffix       = "_commit"
+	// PreparedType is the answer of a prepare_commit pair's first half.
+	PreparedType = "Prepared"
 )
 
 var (
@@ -67,6 +69,11 @@ func Lint(c *Catalog) Problems {
 		claim(t.Name, t.Pos)
 		if t.PrepareCommit {
 			claim(t.Name+CommitSuffix, t.Pos)
+			if types[PreparedType] == nil {
+				add(t.Pos, "tool %s is a prepare_commit pair, whose first half answers with type %s; declare it in types", t.Name, PreparedType)
+			} else {
+				markUsed(PreparedType, types, used)
+			}
 		}
 		markUsed(t.Output, types, used)
 	}

@@ -25,7 +25,7 @@ func GoName(snake string) string {
 }
 
 // ReservedTypeSuffixes and names the generated package uses for itself.
-var reservedTypeNames = map[string]bool{"Handlers": true}
+var reservedTypeNames = map[string]bool{"Handlers": true, "Action": true, "PendingCommit": true}
 
 func reservedTypeName(name string) bool {
 	return reservedTypeNames[name] || strings.HasSuffix(name, "Spec") || strings.HasSuffix(name, "Args")

@@ -32,7 +32,7 @@ func Write(catDir, outDir string, tools []ToolTypes) error {
 		return err
 	}
 	byName := map[string]*catalog.Tool{}
-	for _, t := range cat.Tools {
+	for _, t := range cat.Registry() {
 		byName[t.Name] = t
 	}
 	dir := filepath.Join(outDir, "schemas")
