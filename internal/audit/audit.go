@@ -44,6 +44,12 @@ type Entry struct {
 	IDsMore    int            `json:"ids_more,omitempty"`
 	Length     int            `json:"length"` // bytes of the answer's text + structured content
 	DurationMS int64          `json:"duration_ms"`
+	// Approval ties the prepare and commit lines of one prepare/commit pair:
+	// a short reference derived from the token, never the token itself.
+	Approval string `json:"approval,omitempty"`
+	// Outcome says how a prepare or commit ended: prepared, done, refused,
+	// declined, not_done or unknown.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // MarshalJSON writes Time with exactly three fractional digits.
@@ -105,6 +111,14 @@ func appendEntry(b []byte, e *Entry) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(e.Length), 10)
 	b = append(b, `,"duration_ms":`...)
 	b = strconv.AppendInt(b, e.DurationMS, 10)
+	if e.Approval != "" {
+		b = append(b, `,"approval":`...)
+		b = appendString(b, e.Approval)
+	}
+	if e.Outcome != "" {
+		b = append(b, `,"outcome":`...)
+		b = appendString(b, e.Outcome)
+	}
 	return append(b, '}'), nil
 }
 

@@ -7,6 +7,7 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,20 @@ type CallInfo struct {
 	ClientName      string
 	Scopes          []string // granted, sorted
 	ToolCount       int      // tools these scopes allow
+	// Connection identifies the connection; approval tokens are bound to it.
+	Connection string
+	// Ask asks the person to approve a commit in the host's window (MCP
+	// elicitation); nil when the client cannot.
+	Ask func(ctx context.Context, q Request) (bool, error)
+	// Rounds is set on a 2026-07-28 call whose client can elicit: the person
+	// is asked in an input_required round instead (nil otherwise).
+	Rounds *Rounds
+}
+
+// Rounds is what a 2026-07-28 retry carries back from an input_required round.
+type Rounds struct {
+	Answer string // the person's action for postern's request: accept, decline, cancel; "" on a first call
+	State  string // the requestState the round gave, echoed
 }
 
 type ctxKey struct{}
@@ -126,10 +141,12 @@ type Tool struct {
 
 // Registry is the set of tools the server can run.
 type Registry struct {
-	tools    []*Tool
-	byName   map[string]*Tool
-	handlers generated.Handlers
-	audit    *audit.Log
+	tools     []*Tool
+	byName    map[string]*Tool
+	handlers  generated.Handlers
+	audit     *audit.Log
+	approvals *Approvals
+	stateKey  [32]byte // signs the request state of input_required rounds
 
 	auditMu sync.Mutex // guards queue and armed, and serialises writing the queue
 	queue   []pendingEntry
@@ -206,6 +223,9 @@ func (r *Registry) queueAudit(p pendingEntry) {
 // New builds the registry over h, reading the embedded schemas.
 func New(h generated.Handlers) (*Registry, error) {
 	r := &Registry{byName: map[string]*Tool{}, handlers: h}
+	if _, err := rand.Read(r.stateKey[:]); err != nil {
+		return nil, fmt.Errorf("no randomness for the server's keys: %w", err)
+	}
 	for i := range generated.Tools {
 		spec := &generated.Tools[i]
 		in, err := generated.Files.ReadFile(spec.InputSchema)
@@ -300,6 +320,12 @@ type Result struct {
 	Structured json.RawMessage // nil on error
 	IsError    bool
 	duration   time.Duration
+	approval   string // a prepare/commit's short reference, for the audit log
+	outcome    string // how a prepare/commit ended, for the audit log
+	// InputRequests, when set, makes the answer a 2026-07-28 input_required
+	// result asking the client these requests; RequestState goes with it.
+	InputRequests json.RawMessage
+	RequestState  string
 }
 
 // Errorf makes an error result.
@@ -338,6 +364,8 @@ func (r *Registry) entry(p pendingEntry) audit.Entry {
 		OK:         !res.IsError,
 		Length:     len(res.Text) + len(res.Structured),
 		DurationMS: res.duration.Milliseconds(),
+		Approval:   res.approval,
+		Outcome:    res.outcome,
 	}
 	if res.IsError {
 		e.Error = audit.ErrorText(res.Text, logMask)
@@ -394,6 +422,22 @@ func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *
 	if err != nil {
 		return &Result{Text: sentence(safeLine(err.Error())), IsError: true}
 	}
+	switch t.Spec.Phase {
+	case "prepare":
+		act, _ := out.(*generated.Action)
+		return r.prepared(ctx, t, act)
+	case "commit":
+		pc, _ := out.(*generated.PendingCommit)
+		if pc == nil || pc.Action == nil {
+			return errorResult("%s prepared no action; this is a bug in postern.", t.Spec.Name)
+		}
+		return r.committed(ctx, t, pc)
+	}
+	return r.render(t, out)
+}
+
+// render makes a handler's result safe and encodes it.
+func (r *Registry) render(t *Tool, out any) *Result {
 	prepare(reflect.ValueOf(out), &answer{})
 	b, text, err := encode(out)
 	if err != nil {

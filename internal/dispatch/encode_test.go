@@ -44,10 +44,13 @@ type extraNamedString string
 
 // resultTypes are the types every tool returns, read from the Handlers interface.
 func resultTypes() []reflect.Type {
-	h := reflect.TypeFor[generated.Handlers]()
 	var out []reflect.Type
-	for i := 0; i < h.NumMethod(); i++ {
-		out = append(out, h.Method(i).Type.Out(0))
+	seen := map[reflect.Type]bool{}
+	for _, spec := range generated.Tools {
+		if t := reflect.TypeOf(spec.NewResult()); !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
 	}
 	return append(out, reflect.TypeFor[*extraShapes](), reflect.TypeFor[*extraRow](), reflect.TypeFor[*extraWithMap]())
 }

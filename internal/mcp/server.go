@@ -122,6 +122,11 @@ type Server struct {
 
 	serverInfo     json.RawMessage
 	serverInfoMeta json.RawMessage
+
+	conn      string // this connection's identity, for approval tokens
+	canElicit bool   // the legacy client declared form elicitation
+	asked     map[string]chan gjson.Result
+	askSeq    int
 }
 
 // New returns a server ready to Serve.
@@ -129,7 +134,7 @@ func New(opt Options) *Server {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
 	}
-	s := &Server{opt: opt, inflight: map[string]context.CancelFunc{}}
+	s := &Server{opt: opt, inflight: map[string]context.CancelFunc{}, asked: map[string]chan gjson.Result{}, conn: newConnID()}
 	s.serverInfo, _ = json.Marshal(map[string]string{"name": generated.ServerName, "title": generated.ServerTitle, "version": opt.Version})
 	s.serverInfoMeta, _ = json.Marshal(map[string]json.RawMessage{metaServerInfo: s.serverInfo})
 	return s
@@ -156,6 +161,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 		if line[0] == '[' {
 			s.batch(ctx, line)
+			continue
+		}
+		if isResponse(line) {
+			s.deliver(line) // an answer to a request of ours; never answered itself
 			continue
 		}
 		if resp := s.handle(ctx, line, true); resp != nil {
@@ -226,6 +235,7 @@ type request struct {
 	modern  bool
 	version string
 	client  string
+	elicit  bool // a 2026-07-28 client that declared elicitation
 }
 
 // handle answers one message. It returns the encoded response, or nil when
@@ -333,7 +343,7 @@ func (s *Server) modernRequest(msg *jsonrpc.Message, meta gjson.Result) (*reques
 	if !caps.IsObject() {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaCapabilities+" must be an object")
 	}
-	req := &request{msg: msg, modern: true, version: Modern}
+	req := &request{msg: msg, modern: true, version: Modern, elicit: caps.Get("elicitation").IsObject()}
 	if ci := meta.Get(pathClientInfo); ci.Exists() {
 		if !ci.IsObject() || ci.Get("name").Type != gjson.String {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaClientInfo+" must be an object with a name")
@@ -429,8 +439,11 @@ func (s *Server) initialize(req *request) []byte {
 		v = asked.Str
 	}
 	client := m.Params.Get("clientInfo.name").Str
+	// Form elicitation: an elicitation object that is empty (form implied) or names form.
+	el := m.Params.Get("capabilities.elicitation")
+	canElicit := v >= "2025-06-18" && el.IsObject() && (len(el.Map()) == 0 || el.Get("form").Exists())
 	s.mu.Lock()
-	s.legacyVersion, s.clientName = v, client
+	s.legacyVersion, s.clientName, s.canElicit = v, client, canElicit
 	s.mu.Unlock()
 	info := s.serverInfo
 	if v < "2025-06-18" {
@@ -604,10 +617,22 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 			era = "modern"
 		}
 		scopes, count := s.grantInfo(g)
-		cctx = dispatch.WithInfo(cctx, dispatch.CallInfo{
+		ci := dispatch.CallInfo{
 			Era: era, ProtocolVersion: req.version, ClientName: req.client,
-			Scopes: scopes, ToolCount: count,
-		})
+			Scopes: scopes, ToolCount: count, Connection: s.conn,
+		}
+		s.mu.Lock()
+		if !req.modern && s.canElicit {
+			ci.Ask = s.ask
+		}
+		s.mu.Unlock()
+		if req.elicit {
+			ci.Rounds = &dispatch.Rounds{
+				Answer: m.Params.Get("inputResponses." + dispatch.ApproveInput + ".action").Str,
+				State:  m.Params.Get("requestState").Str,
+			}
+		}
+		cctx = dispatch.WithInfo(cctx, ci)
 		res, err := s.opt.Registry.Call(cctx, name.Str, args, g)
 		if err != nil {
 			return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)))
@@ -655,6 +680,16 @@ func (s *Server) grantInfo(g dispatch.Grant) ([]string, int) {
 // callResult encodes a tools/call answer directly: the structured result is
 // already JSON and is not encoded twice.
 func (s *Server) callResult(req *request, r *dispatch.Result) []byte {
+	if r.InputRequests != nil && req.modern {
+		b := append([]byte(`{"jsonrpc":"2.0","id":`), req.msg.ID...)
+		b = append(b, `,"result":{"resultType":"input_required","inputRequests":`...)
+		b = append(b, r.InputRequests...)
+		b = append(b, `,"requestState":`...)
+		b = jsonrpc.AppendString(b, r.RequestState)
+		b = append(b, `,"_meta":`...)
+		b = append(b, s.serverInfoMeta...)
+		return append(b, "}}"...)
+	}
 	b := make([]byte, 0, 64+2*len(r.Structured)+len(r.Text))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, req.msg.ID...)
