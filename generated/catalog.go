@@ -68,6 +68,12 @@ type ToolSpec struct {
 	Annotations   AnnotationSpec
 	PrepareCommit bool
 	DryRun        bool
+	// Phase is "" for a plain tool, "prepare" or "commit" for the halves of a
+	// prepare_commit pair; Pair names the other half.
+	Phase string
+	Pair  string
+	// Approval is set on a commit half whose effect the person approves first.
+	Approval bool
 	// InputSchema and OutputSchema are paths inside Files.
 	InputSchema  string
 	OutputSchema string
@@ -76,7 +82,32 @@ type ToolSpec struct {
 	// NewResult returns an empty result, for schema reflection.
 	NewResult func() any
 	// Call decodes validated arguments and calls the tool's Handlers method.
+	// A prepare half answers *Action; a commit half *PendingCommit, whose
+	// Action the dispatcher runs only after the token and the person agree.
 	Call func(ctx context.Context, h Handlers, args json.RawMessage) (any, error)
+}
+
+// Action is what a prepare_commit tool would do, computed and checked without
+// doing any of it. Its handler builds it for both halves of the pair; only the
+// dispatcher calls Run, and only for a commit whose token matches.
+type Action struct {
+	// Account is the account the action is for; the token is bound to it.
+	Account string
+	// Preview is what the agent and the person are shown; the dispatcher fills
+	// its token, expiry, approval and commit fields.
+	Preview *Prepared
+	// Payload holds every part that defines the action (recipients, subject,
+	// body…); the SHA-256 of its JSON binds the token, so any change refuses it.
+	Payload any
+	// Run does the action and returns the commit half's result.
+	Run func(ctx context.Context) (any, error)
+}
+
+// PendingCommit is a commit half's call: the token it presents and the action
+// its arguments describe now.
+type PendingCommit struct {
+	Token  string
+	Action *Action
 }
 
 // Tools is the registry, in catalog order.
@@ -92,6 +123,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/status.input.json",
 		OutputSchema:  "schemas/status.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newStatusArgs() },
 		NewResult:     func() any { return &StatusResult{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -122,6 +156,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/accounts.input.json",
 		OutputSchema:  "schemas/accounts.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newAccountsArgs() },
 		NewResult:     func() any { return &AccountsResult{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -152,6 +189,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/docs.input.json",
 		OutputSchema:  "schemas/docs.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newDocsArgs() },
 		NewResult:     func() any { return &DocsResult{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -182,6 +222,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_folders.input.json",
 		OutputSchema:  "schemas/mail_folders.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailFoldersArgs() },
 		NewResult:     func() any { return &FolderList{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -212,6 +255,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_list.input.json",
 		OutputSchema:  "schemas/mail_list.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailListArgs() },
 		NewResult:     func() any { return &MessageList{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -242,6 +288,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_search.input.json",
 		OutputSchema:  "schemas/mail_search.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailSearchArgs() },
 		NewResult:     func() any { return &MessageList{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -272,6 +321,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_senders.input.json",
 		OutputSchema:  "schemas/mail_senders.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailSendersArgs() },
 		NewResult:     func() any { return &SenderList{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -302,6 +354,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_thread.input.json",
 		OutputSchema:  "schemas/mail_thread.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailThreadArgs() },
 		NewResult:     func() any { return &Thread{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -332,6 +387,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_headers.input.json",
 		OutputSchema:  "schemas/mail_headers.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailHeadersArgs() },
 		NewResult:     func() any { return &HeaderList{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -362,6 +420,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_show.input.json",
 		OutputSchema:  "schemas/mail_show.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailShowArgs() },
 		NewResult:     func() any { return &MessageText{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -392,6 +453,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_attachments.input.json",
 		OutputSchema:  "schemas/mail_attachments.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailAttachmentsArgs() },
 		NewResult:     func() any { return &AttachmentList{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -422,6 +486,9 @@ var Tools = []ToolSpec{
 		DryRun:        false,
 		InputSchema:   "schemas/mail_sync.input.json",
 		OutputSchema:  "schemas/mail_sync.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
 		NewArgs:       func() any { return newMailSyncArgs() },
 		NewResult:     func() any { return &SyncReport{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
@@ -439,6 +506,226 @@ var Tools = []ToolSpec{
 				return nil, fmt.Errorf("mail_sync returned no result")
 			}
 			return r, nil
+		},
+	},
+	{
+		Name:          "mail_draft",
+		Title:         "Save a draft",
+		Description:   "Save a new message, a reply (reply_to), a reply to all (reply_all) or a forward (forward) into the account's Drafts folder, where the person can review and send it. Never sends. Replies keep their thread and never go to the person's own addresses. This call only prepares: it returns a preview and a token, and nothing happens until mail_draft_commit.",
+		Scope:         "drafts:write",
+		Effect:        "remote_write",
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/mail_draft.input.json",
+		OutputSchema:  "schemas/mail_draft.output.json",
+		Phase:         "prepare",
+		Pair:          "mail_draft_commit",
+		Approval:      false,
+		NewArgs:       func() any { return newMailDraftArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newMailDraftArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of mail_draft could not be decoded: %w", err)
+				}
+			}
+			r, err := h.MailDraft(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("mail_draft returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          "mail_draft_commit",
+		Title:         "Save a draft (commit)",
+		Description:   "Carry out what mail_draft prepared: pass the same arguments and the token it returned.",
+		Scope:         "drafts:write",
+		Effect:        "remote_write",
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/mail_draft_commit.input.json",
+		OutputSchema:  "schemas/mail_draft_commit.output.json",
+		Phase:         "commit",
+		Pair:          "mail_draft",
+		Approval:      false,
+		NewArgs:       func() any { return newMailDraftCommitArgs() },
+		NewResult:     func() any { return &DraftResult{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newMailDraftCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of mail_draft_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.MailDraft(ctx, &MailDraftArgs{
+				ReplyTo:  a.ReplyTo,
+				ReplyAll: a.ReplyAll,
+				Forward:  a.Forward,
+				To:       a.To,
+				Cc:       a.Cc,
+				Bcc:      a.Bcc,
+				Subject:  a.Subject,
+				Body:     a.Body,
+				Account:  a.Account,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("mail_draft prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          "mail_send",
+		Title:         "Send a message",
+		Description:   "Send a new message, a reply (reply_to), a reply to all or a forward through the account's SMTP server, and keep a copy in Sent. Takes the same arguments as mail_draft. The person approves before anything leaves. This call only prepares: it returns a preview and a token, and nothing happens until mail_send_commit.",
+		Scope:         "mail:send",
+		Effect:        "send",
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/mail_send.input.json",
+		OutputSchema:  "schemas/mail_send.output.json",
+		Phase:         "prepare",
+		Pair:          "mail_send_commit",
+		Approval:      false,
+		NewArgs:       func() any { return newMailSendArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newMailSendArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of mail_send could not be decoded: %w", err)
+				}
+			}
+			r, err := h.MailSend(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("mail_send returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          "mail_send_commit",
+		Title:         "Send a message (commit)",
+		Description:   "Carry out what mail_send prepared: pass the same arguments and the token it returned. The person approves first; a declined or changed action does nothing.",
+		Scope:         "mail:send",
+		Effect:        "send",
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/mail_send_commit.input.json",
+		OutputSchema:  "schemas/mail_send_commit.output.json",
+		Phase:         "commit",
+		Pair:          "mail_send",
+		Approval:      true,
+		NewArgs:       func() any { return newMailSendCommitArgs() },
+		NewResult:     func() any { return &SendResult{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newMailSendCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of mail_send_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.MailSend(ctx, &MailSendArgs{
+				ReplyTo:  a.ReplyTo,
+				ReplyAll: a.ReplyAll,
+				Forward:  a.Forward,
+				To:       a.To,
+				Cc:       a.Cc,
+				Bcc:      a.Bcc,
+				Subject:  a.Subject,
+				Body:     a.Body,
+				Account:  a.Account,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("mail_send prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          "mail_send_draft",
+		Title:         "Send a saved draft",
+		Description:   "Send a message saved in the Drafts folder exactly as it is, keep a copy in Sent and remove the draft. The person approves before anything leaves. This call only prepares: it returns a preview and a token, and nothing happens until mail_send_draft_commit.",
+		Scope:         "mail:send",
+		Effect:        "send",
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/mail_send_draft.input.json",
+		OutputSchema:  "schemas/mail_send_draft.output.json",
+		Phase:         "prepare",
+		Pair:          "mail_send_draft_commit",
+		Approval:      false,
+		NewArgs:       func() any { return newMailSendDraftArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newMailSendDraftArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of mail_send_draft could not be decoded: %w", err)
+				}
+			}
+			r, err := h.MailSendDraft(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("mail_send_draft returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          "mail_send_draft_commit",
+		Title:         "Send a saved draft (commit)",
+		Description:   "Carry out what mail_send_draft prepared: pass the same arguments and the token it returned. The person approves first; a declined or changed action does nothing.",
+		Scope:         "mail:send",
+		Effect:        "send",
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/mail_send_draft_commit.input.json",
+		OutputSchema:  "schemas/mail_send_draft_commit.output.json",
+		Phase:         "commit",
+		Pair:          "mail_send_draft",
+		Approval:      true,
+		NewArgs:       func() any { return newMailSendDraftCommitArgs() },
+		NewResult:     func() any { return &SendResult{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newMailSendDraftCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of mail_send_draft_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.MailSendDraft(ctx, &MailSendDraftArgs{
+				ID: a.ID,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("mail_send_draft prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
 		},
 	},
 }
@@ -498,6 +785,15 @@ type Handlers interface {
 	MailAttachments(ctx context.Context, args *MailAttachmentsArgs) (*AttachmentList, error)
 	// MailSync: Fetch new mail, flag changes and deletions from the accounts' servers into the local store, as postern sync does. Changes nothing on the servers.
 	MailSync(ctx context.Context, args *MailSyncArgs) (*SyncReport, error)
+	// MailDraft: Save a new message, a reply (reply_to), a reply to all (reply_all) or a forward (forward) into the account's Drafts folder, where the person can review and send it. Never sends. Replies keep their thread and never go to the person's own addresses. This call only prepares: it returns a preview and a token, and nothing happens until mail_draft_commit.
+	// It serves both halves: it computes the Action, which only mail_draft_commit runs.
+	MailDraft(ctx context.Context, args *MailDraftArgs) (*Action, error)
+	// MailSend: Send a new message, a reply (reply_to), a reply to all or a forward through the account's SMTP server, and keep a copy in Sent. Takes the same arguments as mail_draft. The person approves before anything leaves. This call only prepares: it returns a preview and a token, and nothing happens until mail_send_commit.
+	// It serves both halves: it computes the Action, which only mail_send_commit runs.
+	MailSend(ctx context.Context, args *MailSendArgs) (*Action, error)
+	// MailSendDraft: Send a message saved in the Drafts folder exactly as it is, keep a copy in Sent and remove the draft. The person approves before anything leaves. This call only prepares: it returns a preview and a token, and nothing happens until mail_send_draft_commit.
+	// It serves both halves: it computes the Action, which only mail_send_draft_commit runs.
+	MailSendDraft(ctx context.Context, args *MailSendDraftArgs) (*Action, error)
 }
 
 // StatusArgs holds the arguments of the status tool.
@@ -663,6 +959,144 @@ func newMailSyncArgs() *MailSyncArgs {
 	return &MailSyncArgs{}
 }
 
+// MailDraftArgs holds the arguments of the mail_draft tool.
+type MailDraftArgs struct {
+	// Reply to this message id: recipients, subject and thread come from it.
+	ReplyTo *string `json:"reply_to,omitempty"`
+	// With reply_to: also to everyone the message went to (To and Cc), never the person's own addresses.
+	ReplyAll bool `json:"reply_all,omitempty"`
+	// Forward this message id: its text follows yours; give the recipients in to.
+	Forward *string `json:"forward,omitempty"`
+	// Recipients, one address each ("name@example.com" or "Name <name@example.com>"); added to a reply's own.
+	To []string `json:"to,omitempty"`
+	// Copied recipients, one address each.
+	Cc []string `json:"cc,omitempty"`
+	// Blind-copied recipients, one address each.
+	Bcc []string `json:"bcc,omitempty"`
+	// The subject; needed for a new message. A reply or forward takes the original's, prefixed once with Re: or Fwd:, unless given.
+	Subject *string `json:"subject,omitempty" audit:"free_text"`
+	// Your text, plain. A reply quotes the original below it; a forward appends it.
+	Body string `json:"body" jsonschema:"required" audit:"free_text"`
+	// The account to write from; needed for a new message when there are several. A reply or forward uses the original's.
+	Account *string `json:"account,omitempty"`
+}
+
+func newMailDraftArgs() *MailDraftArgs {
+	return &MailDraftArgs{
+		ReplyAll: false,
+	}
+}
+
+// MailDraftCommitArgs holds the arguments of the mail_draft_commit tool.
+type MailDraftCommitArgs struct {
+	// Reply to this message id: recipients, subject and thread come from it.
+	ReplyTo *string `json:"reply_to,omitempty"`
+	// With reply_to: also to everyone the message went to (To and Cc), never the person's own addresses.
+	ReplyAll bool `json:"reply_all,omitempty"`
+	// Forward this message id: its text follows yours; give the recipients in to.
+	Forward *string `json:"forward,omitempty"`
+	// Recipients, one address each ("name@example.com" or "Name <name@example.com>"); added to a reply's own.
+	To []string `json:"to,omitempty"`
+	// Copied recipients, one address each.
+	Cc []string `json:"cc,omitempty"`
+	// Blind-copied recipients, one address each.
+	Bcc []string `json:"bcc,omitempty"`
+	// The subject; needed for a new message. A reply or forward takes the original's, prefixed once with Re: or Fwd:, unless given.
+	Subject *string `json:"subject,omitempty" audit:"free_text"`
+	// Your text, plain. A reply quotes the original below it; a forward appends it.
+	Body string `json:"body" jsonschema:"required" audit:"free_text"`
+	// The account to write from; needed for a new message when there are several. A reply or forward uses the original's.
+	Account *string `json:"account,omitempty"`
+	// The token mail_draft returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newMailDraftCommitArgs() *MailDraftCommitArgs {
+	return &MailDraftCommitArgs{
+		ReplyAll: false,
+	}
+}
+
+// MailSendArgs holds the arguments of the mail_send tool.
+type MailSendArgs struct {
+	// Reply to this message id: recipients, subject and thread come from it.
+	ReplyTo *string `json:"reply_to,omitempty"`
+	// With reply_to: also to everyone the message went to (To and Cc), never the person's own addresses.
+	ReplyAll bool `json:"reply_all,omitempty"`
+	// Forward this message id: its text follows yours; give the recipients in to.
+	Forward *string `json:"forward,omitempty"`
+	// Recipients, one address each ("name@example.com" or "Name <name@example.com>"); added to a reply's own.
+	To []string `json:"to,omitempty"`
+	// Copied recipients, one address each.
+	Cc []string `json:"cc,omitempty"`
+	// Blind-copied recipients, one address each.
+	Bcc []string `json:"bcc,omitempty"`
+	// The subject; needed for a new message. A reply or forward takes the original's, prefixed once with Re: or Fwd:, unless given.
+	Subject *string `json:"subject,omitempty" audit:"free_text"`
+	// Your text, plain. A reply quotes the original below it; a forward appends it.
+	Body string `json:"body" jsonschema:"required" audit:"free_text"`
+	// The account to write from; needed for a new message when there are several. A reply or forward uses the original's.
+	Account *string `json:"account,omitempty"`
+}
+
+func newMailSendArgs() *MailSendArgs {
+	return &MailSendArgs{
+		ReplyAll: false,
+	}
+}
+
+// MailSendCommitArgs holds the arguments of the mail_send_commit tool.
+type MailSendCommitArgs struct {
+	// Reply to this message id: recipients, subject and thread come from it.
+	ReplyTo *string `json:"reply_to,omitempty"`
+	// With reply_to: also to everyone the message went to (To and Cc), never the person's own addresses.
+	ReplyAll bool `json:"reply_all,omitempty"`
+	// Forward this message id: its text follows yours; give the recipients in to.
+	Forward *string `json:"forward,omitempty"`
+	// Recipients, one address each ("name@example.com" or "Name <name@example.com>"); added to a reply's own.
+	To []string `json:"to,omitempty"`
+	// Copied recipients, one address each.
+	Cc []string `json:"cc,omitempty"`
+	// Blind-copied recipients, one address each.
+	Bcc []string `json:"bcc,omitempty"`
+	// The subject; needed for a new message. A reply or forward takes the original's, prefixed once with Re: or Fwd:, unless given.
+	Subject *string `json:"subject,omitempty" audit:"free_text"`
+	// Your text, plain. A reply quotes the original below it; a forward appends it.
+	Body string `json:"body" jsonschema:"required" audit:"free_text"`
+	// The account to write from; needed for a new message when there are several. A reply or forward uses the original's.
+	Account *string `json:"account,omitempty"`
+	// The token mail_send returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newMailSendCommitArgs() *MailSendCommitArgs {
+	return &MailSendCommitArgs{
+		ReplyAll: false,
+	}
+}
+
+// MailSendDraftArgs holds the arguments of the mail_send_draft tool.
+type MailSendDraftArgs struct {
+	// The draft's message id (from mail_list of the Drafts folder, or a mail_draft answer after a sync).
+	ID string `json:"id" jsonschema:"required"`
+}
+
+func newMailSendDraftArgs() *MailSendDraftArgs {
+	return &MailSendDraftArgs{}
+}
+
+// MailSendDraftCommitArgs holds the arguments of the mail_send_draft_commit tool.
+type MailSendDraftCommitArgs struct {
+	// The draft's message id (from mail_list of the Drafts folder, or a mail_draft answer after a sync).
+	ID string `json:"id" jsonschema:"required"`
+	// The token mail_send_draft returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newMailSendDraftCommitArgs() *MailSendDraftCommitArgs {
+	return &MailSendDraftCommitArgs{}
+}
+
 // Account: A configured mail account, without any secret.
 type Account struct {
 	// The account's name.
@@ -739,6 +1173,26 @@ type DocsResult struct {
 	Title string `json:"title,omitempty" post:"line"`
 	// Its Markdown text.
 	Text string `json:"text,omitempty" post:"markdown"`
+}
+
+// DraftResult: A draft saved in the Drafts folder.
+type DraftResult struct {
+	// The account it was saved for.
+	Account string `json:"account" post:"line"`
+	// The folder it was saved in.
+	Folder string `json:"folder" post:"line"`
+	// Its Message-ID header, without angle brackets; the draft shows in mail_list after the next sync.
+	MessageID string `json:"message_id" post:"own"`
+	// Its subject.
+	Subject string `json:"subject" post:"line"`
+	// Its recipients.
+	To []string `json:"to,omitempty" post:"line"`
+	// Its copied recipients.
+	Cc []string `json:"cc,omitempty" post:"line"`
+	// Its blind-copied recipients.
+	Bcc []string `json:"bcc,omitempty" post:"line"`
+	// The Message-ID it replies to, when a reply.
+	InReplyTo string `json:"in_reply_to,omitempty" post:"line"`
 }
 
 // FolderInfo: A folder with its counts.
@@ -835,6 +1289,56 @@ type MessageText struct {
 	Truncated bool `json:"truncated"`
 	// Parts of the message that could not be read.
 	Problems []string `json:"problems,omitempty" post:"line"`
+}
+
+// Prepared: What a prepare_commit tool would do, computed and checked but not done, with the token its _commit half needs.
+type Prepared struct {
+	// What the commit will do, in a few words.
+	Action string `json:"action" post:"own"`
+	// The account it acts for.
+	Account string `json:"account" post:"line"`
+	// The sender.
+	From string `json:"from,omitempty" post:"line"`
+	// The recipients.
+	To []string `json:"to,omitempty" post:"line"`
+	// The copied recipients.
+	Cc []string `json:"cc,omitempty" post:"line"`
+	// The blind-copied recipients.
+	Bcc []string `json:"bcc,omitempty" post:"line"`
+	// The subject.
+	Subject string `json:"subject,omitempty" post:"line"`
+	// The Message-ID it replies to.
+	InReplyTo string `json:"in_reply_to,omitempty" post:"line"`
+	// The body's length in bytes.
+	BodyLength *int `json:"body_length,omitempty"`
+	// The body's first lines (your text, not the quoted original).
+	BodyLines []string `json:"body_lines,omitempty" post:"line"`
+	// sha256: and the hex SHA-256 of the exact body.
+	BodyDigest string `json:"body_digest,omitempty" post:"own"`
+	// How the commit is approved: none (no approval needed), ask (the person is asked in the host's window), terminal (held until the person runs postern approve), host (the host's own prompt for the commit tool).
+	Approval string `json:"approval" post:"own"`
+	// Pass it to the _commit tool with the same arguments; it works once, on this connection.
+	Token string `json:"token" post:"own"`
+	// When the token stops working (RFC 3339, UTC).
+	ExpiresAt string `json:"expires_at" post:"own"`
+	// The tool that carries the action out.
+	Commit string `json:"commit" post:"own"`
+}
+
+// SendResult: What happened to a sent message.
+type SendResult struct {
+	// sent: the SMTP server accepted it for every recipient.
+	Outcome string `json:"outcome" post:"own"`
+	// The account it was sent from.
+	Account string `json:"account" post:"line"`
+	// Its Message-ID header, without angle brackets.
+	MessageID string `json:"message_id" post:"own"`
+	// Every address it was sent to (To, Cc and Bcc).
+	Recipients []string `json:"recipients" post:"line"`
+	// The folder that holds the copy; absent when the copy could not be saved.
+	SentCopy string `json:"sent_copy,omitempty" post:"line"`
+	// What went wrong after the message was sent (the copy in Sent, removing the draft), if anything.
+	Warning string `json:"warning,omitempty" post:"line"`
 }
 
 // SenderInfo: A sender and how much they write.

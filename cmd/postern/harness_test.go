@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/smtptest"
 )
 
 // binary is the real postern, built once for the end-to-end tests.
@@ -32,7 +33,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building postern:", err)
 		os.Exit(1)
 	}
+	release := smtptest.Hold()
 	code := imaptest.Run(m)
+	release()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

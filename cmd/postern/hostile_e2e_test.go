@@ -79,6 +79,10 @@ func TestHostileCorpusThroughEveryTool(t *testing.T) {
 		u.AddMessage(t, "INBOX", b, "")
 	}
 	env, cfg, _ := imapHome(t, u, srv.Addr, "none")
+	// An address to write from, so that replies to the corpus can be prepared.
+	f, _ := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("address = \"me@example.test\"\n")
+	f.Close()
 	if out, errOut, code := runCLI(t, env, "sync", "--config", cfg); code != 0 {
 		t.Fatalf("sync: %s %s", out, errOut)
 	}
@@ -132,7 +136,7 @@ func TestHostileCorpusThroughEveryTool(t *testing.T) {
 	var withID []string
 	for _, spec := range generated.Tools {
 		schema, _ := generated.Files.ReadFile(spec.InputSchema)
-		if strings.Contains(string(schema), `"id"`) {
+		if spec.Effect == "none" && strings.Contains(string(schema), `"id"`) {
 			withID = append(withID, spec.Name)
 		}
 	}
@@ -147,6 +151,18 @@ func TestHostileCorpusThroughEveryTool(t *testing.T) {
 				t.Fatalf("%s %s: %v", tool, id, callText(r))
 			}
 		}
+	}
+	// A reply to every message can be prepared, and its preview (the original's
+	// subject and names, quoted) is as clean as any other answer: call checks it.
+	previews := 0
+	for _, m := range msgs {
+		id := m.(map[string]any)["id"].(string)
+		if r := call("mail_draft", map[string]any{"reply_to": id, "reply_all": true, "body": "Noted."}); r["isError"] == false {
+			previews++
+		}
+	}
+	if previews < len(msgs)*3/4 {
+		t.Fatalf("only %d of %d replies could be prepared", previews, len(msgs))
 	}
 	// Every answer that showed a body had a mark of its own.
 	if len(seenMarks) < len(msgs) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/mail"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -71,10 +72,14 @@ func splitFlags(fs interface {
 func cmdAccountAdd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("account add", stderr, `Usage:
   postern account add NAME --imap HOST:PORT --user USER --password-cmd CMD [--tls implicit|starttls|none]
+                           [--smtp HOST:PORT [--smtp-tls implicit|starttls|none] [--smtp-user USER]]
+                           [--address ADDR] [--alias ADDR]…
   postern account add NAME --maildir PATH
 
 Add a mail account. The password is never stored: --password-cmd is run at each
-sync and must print it (for example "pass show mail/work").
+sync (and each send) and must print it (for example "pass show mail/work").
+With --smtp, the account can send (only when a person grants mail:send and
+approves each message); the SMTP login uses the same password command.
 
 Flags:
 `)
@@ -85,6 +90,13 @@ Flags:
 	fs.StringVar(&pwCmd, "password-cmd", "", "command that prints the password")
 	fs.StringVar(&tlsMode, "tls", "implicit", "implicit (port 993), starttls (port 143) or none (only to this computer)")
 	fs.StringVar(&maildir, "maildir", "", "a local Maildir to import, read-only")
+	var smtpAddr, smtpTLS, smtpUser, address string
+	var aliases multi
+	fs.StringVar(&smtpAddr, "smtp", "", "SMTP submission server as HOST:PORT (465: implicit TLS; 587: STARTTLS)")
+	fs.StringVar(&smtpTLS, "smtp-tls", "", "implicit, starttls or none (only to this computer); default: implicit on port 465, else starttls")
+	fs.StringVar(&smtpUser, "smtp-user", "", "SMTP user name (default: --user)")
+	fs.StringVar(&address, "address", "", "your address on this account, the From of what you send (default: --user when it is an address)")
+	fs.Var(&aliases, "alias", "another address of yours, never replied to by reply-all; repeatable")
 	var trusted multi
 	fs.Var(&trusted, "trust-authserv", "authserv-id of your provider's receiving server (e.g. mx.example.com) whose Authentication-Results mark forged mail; repeatable")
 	pos, err := splitFlags(fs, args)
@@ -136,6 +148,40 @@ Flags:
 		return exitError{2}
 	}
 	a.TrustedAuthServ = trusted
+	if smtpAddr != "" {
+		if a.Kind != "imap" {
+			return fmt.Errorf("--smtp needs an IMAP account (the sent copy is saved over IMAP)")
+		}
+		host, port, err := net.SplitHostPort(smtpAddr)
+		if err != nil || host == "" || port == "" {
+			return fmt.Errorf("--smtp %q must be HOST:PORT, such as smtp.example.com:465", smtpAddr)
+		}
+		switch smtpTLS {
+		case "", "implicit", "starttls":
+		case "none":
+			ip := net.ParseIP(host)
+			if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+				return fmt.Errorf("--smtp-tls none sends your password in clear; it is only allowed to this computer (127.0.0.1, ::1, localhost)")
+			}
+		default:
+			return fmt.Errorf("--smtp-tls must be implicit, starttls or none, not %q", smtpTLS)
+		}
+		a.SMTP, a.SMTPTLS, a.SMTPUser = smtpAddr, smtpTLS, smtpUser
+	} else if smtpTLS != "" || smtpUser != "" {
+		return fmt.Errorf("--smtp-tls and --smtp-user need --smtp HOST:PORT")
+	}
+	if address != "" {
+		if _, err := mail.ParseAddress(address); err != nil || strings.ContainsAny(address, "<>, ") {
+			return fmt.Errorf("--address %q must be a bare address such as you@example.com", address)
+		}
+		a.Address = address
+	}
+	for _, al := range aliases {
+		if _, err := mail.ParseAddress(al); err != nil || strings.ContainsAny(al, "<>, ") {
+			return fmt.Errorf("--alias %q must be a bare address such as you@example.com", al)
+		}
+	}
+	a.Aliases = aliases
 	if err := config.AddAccount(cfgPath, a); err != nil {
 		return err
 	}

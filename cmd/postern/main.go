@@ -55,6 +55,8 @@ Usage:
                                  manage mail accounts (passwords are never stored)
   postern sync [--account NAME]  fetch mail into the local store (resumable)
   postern demo                   a sample mailbox and what an agent sees, no account needed
+  postern approve [CODE] [--decline]
+                                 list the sends waiting for you; approve or decline one
   postern log [--month YYYY-MM] [--json]
                                  what agents asked and were given (no text, no secrets)
   postern integrations list|detect|plan HOST|setup HOST…|doctor [HOST…]|repair HOST|remove HOST
@@ -104,6 +106,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdIntegrations(args[1:], stdin, stdout, stderr)
 	case "bundle":
 		err = cmdBundle(args[1:], stdout, stderr)
+	case "approve":
+		err = cmdApprove(args[1:], stdin, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -165,6 +169,9 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		return nil, nil, nil, err
 	}
 	reg.SetAudit(audit.Open(config.StateDir(), time.Now))
+	if err := setupApprovals(reg, watcher, stderr); err != nil {
+		return nil, nil, nil, err
+	}
 	var grant func() dispatch.Grant
 	if f.scopes != "" {
 		g, err := dispatch.ParseGrant(f.scopes)
@@ -283,7 +290,7 @@ func cmdCall(args []string, stdout, stderr io.Writer) error {
 	}
 	defer reg.Close()
 	g := grant()
-	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: "cli", Scopes: g.Sorted(), ToolCount: len(reg.Allowed(g))})
+	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: "cli", Scopes: g.Sorted(), ToolCount: len(reg.Allowed(g)), Connection: "cli"})
 	res, err := reg.Call(ctx, pos[0], raw, g)
 	if errors.Is(err, dispatch.ErrUnknownTool) {
 		var names []string

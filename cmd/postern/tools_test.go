@@ -101,6 +101,11 @@ func TestEveryToolOutputValidates(t *testing.T) {
 			for i, raw := range listed {
 				tool := raw.(map[string]any)
 				name := tool["name"].(string)
+				if spec := specOf(name); spec == nil || spec.Phase != "" {
+					// A prepare/commit pair needs an IMAP account and a token: its
+					// answers are validated by TestPairAnswersValidate (send_test.go).
+					continue
+				}
 				in, _ := json.Marshal(tool["inputSchema"])
 				out, _ := json.Marshal(tool["outputSchema"])
 				if bytes.Contains(in, []byte(`"$ref"`)) || bytes.Contains(out, []byte(`"$ref"`)) {
@@ -122,6 +127,16 @@ func TestEveryToolOutputValidates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// specOf is the registry row of a tool.
+func specOf(name string) *generated.ToolSpec {
+	for i := range generated.Tools {
+		if generated.Tools[i].Name == name {
+			return &generated.Tools[i]
+		}
+	}
+	return nil
 }
 
 func callText(r map[string]any) string {

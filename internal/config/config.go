@@ -20,8 +20,44 @@ import (
 // Config is the configuration file.
 type Config struct {
 	MCP      MCP       `toml:"mcp"`
+	Approval Approval  `toml:"approval"`
 	Accounts []Account `toml:"accounts"`
 }
+
+// Approval holds how prepare/commit pairs are approved.
+type Approval struct {
+	// Mode, for a commit that sends or deletes from a client that cannot ask the
+	// person in its window: "terminal" (the default: held until the person runs
+	// postern approve) or "host" (the host's own prompt for the commit tool is
+	// the approval).
+	Mode string `toml:"mode,omitempty"`
+	// TTL is how long a prepared action's token lives (30s to 15m; default 5m).
+	TTL Duration `toml:"ttl,omitempty"`
+	// Wait is how long a held commit waits for postern approve (default 5m, at most 30m).
+	Wait Duration `toml:"wait,omitempty"`
+}
+
+// Duration is a TOML string such as "5m" or "90s".
+type Duration struct{ time.Duration }
+
+// UnmarshalText reads a Go duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as \"5m\" or \"90s\"", string(b))
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes it back.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Limits of the approval settings.
+const (
+	DefaultHoldWait = 5 * time.Minute
+	MaxHoldWait     = 30 * time.Minute
+)
 
 // MCP holds the server's settings.
 type MCP struct {
@@ -41,6 +77,41 @@ type Account struct {
 	// TrustedAuthServ names the receiving servers whose Authentication-Results
 	// are believed (RFC 8601 authserv-id, e.g. "mx.example.com").
 	TrustedAuthServ []string `toml:"trusted_authserv_ids,omitempty"`
+	// Address is the person's address on this account: the From of what they
+	// write. Empty: User, when it is an address.
+	Address string `toml:"address,omitempty"`
+	// Aliases are their other addresses, never replied to (reply-all).
+	Aliases []string `toml:"aliases,omitempty"`
+	// SMTP is the submission server (host:port) that sends for this account.
+	SMTP    string `toml:"smtp,omitempty"`
+	SMTPTLS string `toml:"smtp_tls,omitempty"` // implicit, starttls or none; empty: implicit on 465, else starttls
+	// SMTPUser logs in to the SMTP server (empty: User).
+	SMTPUser string `toml:"smtp_user,omitempty"`
+	// SMTPPasswordCmd prints the SMTP password when it is not the IMAP one
+	// (empty: PasswordCmd).
+	SMTPPasswordCmd string `toml:"smtp_password_cmd,omitempty"`
+}
+
+// From is the account's own address: Address, else User when it is one.
+func (a Account) From() string {
+	if a.Address != "" {
+		return a.Address
+	}
+	if strings.Contains(a.User, "@") {
+		return a.User
+	}
+	return ""
+}
+
+// SMTPSecurity is how the SMTP connection is secured.
+func (a Account) SMTPSecurity() string {
+	if a.SMTPTLS != "" {
+		return a.SMTPTLS
+	}
+	if strings.HasSuffix(a.SMTP, ":465") {
+		return "implicit"
+	}
+	return "starttls"
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/postern/config.toml (~/.config when unset).
@@ -99,6 +170,17 @@ func Load(path string) (*Config, error) {
 }
 
 func (c *Config) check() error {
+	switch c.Approval.Mode {
+	case "", "terminal", "host":
+	default:
+		return fmt.Errorf("[approval] mode is %q; use terminal (wait for postern approve) or host (the host's own prompt)", c.Approval.Mode)
+	}
+	if t := c.Approval.TTL.Duration; t != 0 && (t < 30*time.Second || t > 15*time.Minute) {
+		return fmt.Errorf("[approval] ttl is %v; an approval may last from 30s to 15m", t)
+	}
+	if w := c.Approval.Wait.Duration; w < 0 || w > MaxHoldWait {
+		return fmt.Errorf("[approval] wait is %v; it may be at most %v", w, MaxHoldWait)
+	}
 	seen := map[string]bool{}
 	for i, a := range c.Accounts {
 		if a.Name == "" {
@@ -112,6 +194,11 @@ func (c *Config) check() error {
 		case "imap", "maildir":
 		default:
 			return fmt.Errorf("account %q has kind %q; use imap or maildir", a.Name, a.Kind)
+		}
+		switch a.SMTPTLS {
+		case "", "implicit", "starttls", "none":
+		default:
+			return fmt.Errorf("account %q has smtp_tls %q; use implicit, starttls or none", a.Name, a.SMTPTLS)
 		}
 	}
 	return nil

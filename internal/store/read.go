@@ -739,3 +739,22 @@ func (s *Store) AccountStats(ctx context.Context) (map[string]AccountStat, error
 	}
 	return out, s.explain(rows.Err())
 }
+
+// Refs returns the message ids a message refers to (its References, then its
+// In-Reply-To when References lacked it), in order, without angle brackets.
+func (s *Store) Refs(ctx context.Context, id int64) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT ref FROM refs WHERE message=? ORDER BY rowid`, id)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return nil, s.explain(err)
+		}
+		out = append(out, r)
+	}
+	return out, s.explain(rows.Err())
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/postern-mcp/postern/internal/approval"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/dispatch"
+)
+
+// approvalQueue is where postern mcp holds commits for postern approve.
+func approvalQueue() *approval.Queue {
+	return &approval.Queue{Dir: filepath.Join(config.StateDir(), "approvals")}
+}
+
+// setupApprovals gives the registry its token store (the lifetime from the
+// configuration as the server starts) and the two ways a commit without
+// elicitation is approved: held for postern approve, or the host's prompt.
+func setupApprovals(reg *dispatch.Registry, watcher *config.Watcher, stderr io.Writer) error {
+	var ttl time.Duration
+	if cfg, err := watcher.Get(); err == nil {
+		ttl = cfg.Approval.TTL.Duration
+	}
+	tokens, err := approval.New(ttl, nil)
+	if err != nil {
+		return err
+	}
+	q := approvalQueue()
+	reg.SetApprovals(&dispatch.Approvals{
+		Tokens: tokens,
+		Mode: func() string {
+			cfg, err := watcher.Get()
+			if err != nil || cfg.Approval.Mode == "" {
+				return dispatch.ModeTerminal // the safer one, also when the file cannot be read
+			}
+			return cfg.Approval.Mode
+		},
+		Hold: func(ctx context.Context, r dispatch.Request) (bool, error) {
+			wait := config.DefaultHoldWait
+			if cfg, err := watcher.Get(); err == nil && cfg.Approval.Wait.Duration > 0 {
+				wait = cfg.Approval.Wait.Duration
+			}
+			h, err := q.Put(approval.Held{Ref: r.Ref, Tool: r.Tool, Account: r.Account, Text: r.Text(), Client: r.Client, Expires: time.Now().Add(wait)})
+			if err != nil {
+				return false, err
+			}
+			fmt.Fprintf(stderr, "postern: %s waits for your approval: run postern approve %s in a terminal (within %v)\n", r.Tool, h.Code, wait)
+			yes, decided := q.Wait(h, ctx.Done())
+			if !decided {
+				return false, fmt.Errorf("the person did not approve it with postern approve within %v (code %s)", wait, h.Code)
+			}
+			return yes, nil
+		},
+	})
+	return nil
+}
+
+const approveHelp = `Usage:
+  postern approve                 list the actions waiting for you, with their previews
+  postern approve CODE            show one and approve it (asks y/N in this terminal)
+  postern approve --decline CODE  decline it: nothing is done
+
+An agent's send (or delete) waits here when its host cannot ask you in its own
+window and the configuration's [approval] mode is "terminal" (the default).
+Approving needs a terminal: this command will not approve from a pipe or a script.
+
+Flags:
+`
+
+func cmdApprove(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("approve", stderr, approveHelp)
+	decline := fs.Bool("decline", false, "decline the action instead of approving it")
+	asJSON := fs.Bool("json", false, "list as JSON")
+	pos, err := splitFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	q := approvalQueue()
+	if len(pos) == 0 {
+		if *decline {
+			return fmt.Errorf("--decline needs the code of the action to decline")
+		}
+		held, err := q.List()
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			type row struct {
+				Code    string `json:"code"`
+				Ref     string `json:"ref"`
+				Tool    string `json:"tool"`
+				Account string `json:"account"`
+				Client  string `json:"client,omitempty"`
+				Created string `json:"created"`
+				Expires string `json:"expires"`
+				Preview string `json:"preview"`
+			}
+			rows := []row{}
+			for _, h := range held {
+				rows = append(rows, row{h.Code, h.Ref, h.Tool, h.Account, h.Client, h.Created.Format(time.RFC3339), h.Expires.UTC().Format(time.RFC3339), h.Text})
+			}
+			b, _ := json.MarshalIndent(rows, "", "  ")
+			fmt.Fprintln(stdout, string(b))
+			return nil
+		}
+		if len(held) == 0 {
+			fmt.Fprintln(stdout, "Nothing is waiting for your approval.")
+			return nil
+		}
+		for _, h := range held {
+			printHeld(stdout, h)
+		}
+		fmt.Fprintln(stdout, "Approve one with: postern approve CODE   (or decline: postern approve --decline CODE)")
+		return nil
+	}
+	if len(pos) > 1 {
+		fs.Usage()
+		return exitError{2}
+	}
+	h, err := q.Get(pos[0])
+	if errors.Is(err, approval.ErrNoSuchCode) {
+		return fmt.Errorf("no action is waiting under %q (it may have ended or been answered); run postern approve to list those that are", pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	if *decline {
+		if err := q.Decide(h.Code, false); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Declined %s: nothing will be done.\n", h.Code)
+		return nil
+	}
+	if f, ok := stdin.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
+		return fmt.Errorf("approving needs you at a terminal (standard input is not one); run postern approve %s yourself in a terminal", h.Code)
+	}
+	printHeld(stdout, h)
+	fmt.Fprintf(stdout, "Approve %s? Type y and Enter to approve, anything else declines: ", h.Code)
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	yes := strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+	if err := q.Decide(h.Code, yes); err != nil {
+		return err
+	}
+	if yes {
+		fmt.Fprintf(stdout, "Approved %s; postern carries it out now.\n", h.Code)
+	} else {
+		fmt.Fprintf(stdout, "Declined %s: nothing will be done.\n", h.Code)
+	}
+	return nil
+}
+
+func printHeld(w io.Writer, h approval.Held) {
+	left := time.Until(h.Expires).Round(time.Second)
+	who := ""
+	if h.Client != "" {
+		who = " asked by " + h.Client
+	}
+	fmt.Fprintf(w, "[%s] %s for account %s%s (waits %v more; audit ref %s)\n", h.Code, h.Tool, h.Account, who, left, h.Ref)
+	for _, l := range strings.Split(h.Text, "\n") {
+		fmt.Fprintf(w, "    %s\n", l)
+	}
+	fmt.Fprintln(w)
+}

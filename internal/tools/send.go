@@ -1,0 +1,589 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"mime"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/compose"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/imapsync"
+	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/outbox"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// The handlers of this file only compute actions; the dispatcher runs an
+// action's Run after the commit's token (and, for a send, the person) agree.
+
+// MailDraft implements mail_draft and mail_draft_commit.
+func (s *Service) MailDraft(ctx context.Context, a *generated.MailDraftArgs) (*generated.Action, error) {
+	acct, m, err := s.compose(ctx, a, false)
+	if err != nil {
+		return nil, err
+	}
+	p := preview(m, "save a draft in the Drafts folder")
+	return &generated.Action{
+		Account: acct.Name,
+		Preview: p,
+		Payload: struct {
+			Kind    string
+			Message any
+		}{"draft", m.Normalized()},
+		Run: func(ctx context.Context) (any, error) { return s.saveDraft(ctx, acct, m) },
+	}, nil
+}
+
+// MailSend implements mail_send and mail_send_commit.
+func (s *Service) MailSend(ctx context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
+	d := generated.MailDraftArgs(*a)
+	acct, m, err := s.compose(ctx, &d, true)
+	if err != nil {
+		return nil, err
+	}
+	p := preview(m, "send a message")
+	return &generated.Action{
+		Account: acct.Name,
+		Preview: p,
+		Payload: struct {
+			Kind    string
+			Message any
+		}{"send", m.Normalized()},
+		Run: func(ctx context.Context) (any, error) { return s.send(ctx, acct, m) },
+	}, nil
+}
+
+// MailSendDraft implements mail_send_draft and mail_send_draft_commit.
+func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftArgs) (*generated.Action, error) {
+	st, r, err := s.message(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := s.sendingAccount(r.Account, true)
+	if err != nil {
+		return nil, err
+	}
+	if role, err := folderRole(ctx, st, r.Account, r.Folder); err != nil {
+		return nil, err
+	} else if role != "drafts" {
+		return nil, fmt.Errorf("message %s is in %s, not in the Drafts folder; only a saved draft can be sent with mail_send_draft", a.ID, r.Folder)
+	}
+	raw, err := fetchRaw(ctx, acct, r)
+	if err != nil {
+		return nil, err
+	}
+	d, err := readDraft(raw, ownAddresses(acct))
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(raw)
+	p := &generated.Prepared{
+		Action: "send the saved draft " + a.ID, From: d.from, To: d.to, Cc: d.cc, Bcc: d.bcc,
+		Subject: d.subject, InReplyTo: d.inReplyTo, BodyDigest: "sha256:" + hex.EncodeToString(sum[:]),
+		BodyLines: firstLines(d.text, 8),
+	}
+	if b, err := st.Body(ctx, r.ID); err == nil {
+		p.BodyLines = firstLines(b.Text, 8) // decoded, as synced
+	}
+	n := len(raw)
+	p.BodyLength = &n
+	return &generated.Action{
+		Account: acct.Name,
+		Preview: p,
+		Payload: struct {
+			Kind, Folder, MessageID string
+			UID                     uint32
+			Raw                     string
+		}{"send_draft", r.Folder, r.MessageID, r.UID, hex.EncodeToString(sum[:])},
+		Run: func(ctx context.Context) (any, error) { return s.sendDraft(ctx, acct, r, sum) },
+	}, nil
+}
+
+// compose checks the arguments of mail_draft or mail_send and builds the message.
+func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sending bool) (config.Account, compose.Message, error) {
+	var m compose.Message
+	if a.ReplyTo != nil && a.Forward != nil {
+		return config.Account{}, m, errors.New("give reply_to or forward, not both")
+	}
+	if a.ReplyAll && a.ReplyTo == nil {
+		return config.Account{}, m, errors.New("reply_all needs reply_to, the message to reply to")
+	}
+	to, err := compose.ParseList("to", a.To)
+	if err != nil {
+		return config.Account{}, m, err
+	}
+	cc, err := compose.ParseList("cc", a.Cc)
+	if err != nil {
+		return config.Account{}, m, err
+	}
+	bcc, err := compose.ParseList("bcc", a.Bcc)
+	if err != nil {
+		return config.Account{}, m, err
+	}
+	if a.Subject != nil {
+		if err := compose.CheckSubject(*a.Subject); err != nil {
+			return config.Account{}, m, err
+		}
+	}
+	if err := compose.CheckBody(a.Body); err != nil {
+		return config.Account{}, m, err
+	}
+	origID := ""
+	if a.ReplyTo != nil {
+		origID = *a.ReplyTo
+	} else if a.Forward != nil {
+		origID = *a.Forward
+	}
+	var orig *compose.Original
+	accountName := ""
+	if a.Account != nil {
+		accountName = *a.Account
+	}
+	if origID != "" {
+		o, account, err := s.original(ctx, origID)
+		if err != nil {
+			return config.Account{}, m, err
+		}
+		if accountName != "" && accountName != account {
+			return config.Account{}, m, fmt.Errorf("message %s belongs to account %s; a reply or forward goes from that account, so leave account out or give %s", origID, account, account)
+		}
+		orig, accountName = o, account
+	}
+	acct, err := s.sendingAccount(accountName, sending)
+	if err != nil {
+		return config.Account{}, m, err
+	}
+	own := ownAddresses(acct)
+	switch {
+	case a.ReplyTo != nil:
+		m, err = compose.Reply(*orig, own, a.ReplyAll, a.Body, to, cc)
+	case a.Forward != nil:
+		if len(to) == 0 {
+			return acct, m, errors.New("a forward needs its recipients in to")
+		}
+		m, err = compose.Forward(*orig, own[0], to, cc, a.Body)
+	default:
+		if a.Subject == nil {
+			return acct, m, errors.New("a new message needs a subject")
+		}
+		if len(to)+len(cc)+len(bcc) == 0 {
+			return acct, m, errors.New("a new message needs at least one recipient in to, cc or bcc")
+		}
+		m = compose.Message{From: own[0], To: to, Cc: cc, Body: a.Body}
+	}
+	if err != nil {
+		return acct, m, err
+	}
+	m.Bcc = bcc
+	if a.Subject != nil {
+		m.Subject = *a.Subject
+	}
+	return acct, m, nil
+}
+
+// original reads a message of the store as compose needs it.
+func (s *Service) original(ctx context.Context, id string) (*compose.Original, string, error) {
+	st, r, err := s.message(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	o := &compose.Original{MessageID: r.MessageID, InReplyTo: r.InReplyTo, Subject: r.Subject, Date: r.Date}
+	o.From = storeAddrs([]store.Address{r.From})
+	o.To, o.Cc = storeAddrs(r.To), storeAddrs(r.Cc)
+	if refs, err := st.Refs(ctx, r.ID); err == nil {
+		o.References = refs
+	}
+	if b, err := st.Body(ctx, r.ID); err == nil {
+		if r.Withheld == "" {
+			o.Text = b.Text
+		} else {
+			o.Text = "[The text is not quoted: " + r.Withheld + ".]"
+		}
+		for _, h := range b.Headers {
+			if strings.EqualFold(h.Name, "Reply-To") {
+				if l, err := mail.ParseAddressList(h.Value); err == nil {
+					for _, x := range l {
+						o.ReplyTo = append(o.ReplyTo, compose.Address{Name: x.Name, Addr: x.Address})
+					}
+				}
+			}
+		}
+	}
+	return o, r.Account, nil
+}
+
+func storeAddrs(as []store.Address) []compose.Address {
+	var out []compose.Address
+	for _, a := range as {
+		if a.Email != "" {
+			out = append(out, compose.Address{Name: a.Name, Addr: a.Email})
+		}
+	}
+	return out
+}
+
+// sendingAccount returns the IMAP account a message is written from: the one
+// named, or the only visible IMAP account. Sending also needs its SMTP server.
+func (s *Service) sendingAccount(name string, sending bool) (config.Account, error) {
+	accts, err := s.visible()
+	if err != nil {
+		return config.Account{}, err
+	}
+	var imapAccts []config.Account
+	for _, a := range accts {
+		if a.Kind == "imap" {
+			imapAccts = append(imapAccts, a)
+		}
+	}
+	var acct config.Account
+	switch {
+	case name != "":
+		found := false
+		for _, a := range accts {
+			if a.Name == name {
+				acct, found = a, true
+			}
+		}
+		if !found {
+			return acct, fmt.Errorf("there is no account %q here; call accounts for the names", name)
+		}
+		if acct.Kind != "imap" {
+			return acct, fmt.Errorf("account %s is a read-only %s import; drafts and sending need an IMAP account", acct.Name, acct.Kind)
+		}
+	case len(imapAccts) == 1:
+		acct = imapAccts[0]
+	case len(imapAccts) == 0:
+		return acct, errors.New("no IMAP account is configured; drafts and sending need one (postern account add NAME --imap …)")
+	default:
+		names := make([]string, len(imapAccts))
+		for i, a := range imapAccts {
+			names[i] = a.Name
+		}
+		return acct, fmt.Errorf("several accounts could write this (%s); say which with account", strings.Join(names, ", "))
+	}
+	if acct.From() == "" {
+		return acct, fmt.Errorf("account %s has no address of its own to write from; the person can set one with postern account add … --address", acct.Name)
+	}
+	if sending && acct.SMTP == "" {
+		return acct, fmt.Errorf("account %s has no SMTP server to send with; the person can add one with postern account add … --smtp HOST:PORT", acct.Name)
+	}
+	return acct, nil
+}
+
+func ownAddresses(a config.Account) []compose.Address {
+	own := []compose.Address{{Addr: a.From()}}
+	for _, al := range a.Aliases {
+		own = append(own, compose.Address{Addr: al})
+	}
+	if a.User != a.From() && strings.Contains(a.User, "@") {
+		own = append(own, compose.Address{Addr: a.User})
+	}
+	return own
+}
+
+func preview(m compose.Message, action string) *generated.Prepared {
+	pv := m.Preview()
+	p := &generated.Prepared{
+		Action: action, Subject: pv.Subject, InReplyTo: pv.InReplyTo,
+		To: pv.To, Cc: pv.Cc, Bcc: pv.Bcc, BodyLines: pv.BodyLines, BodyDigest: pv.Digest,
+	}
+	if len(pv.From) > 0 {
+		p.From = pv.From[0]
+	}
+	n := pv.BodyLength
+	p.BodyLength = &n
+	return p
+}
+
+func firstLines(s string, n int) []string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	for i, l := range lines {
+		if len(l) > 200 {
+			lines[i] = l[:200] + "…"
+		}
+	}
+	return lines
+}
+
+// dialIMAP logs in to an account's IMAP server.
+func dialIMAP(ctx context.Context, acct config.Account) (*imapclient.Client, error) {
+	return imapsync.Dial(ctx, mailsync.IMAPAccount(acct))
+}
+
+func (s *Service) saveDraft(ctx context.Context, acct config.Account, m compose.Message) (*generated.DraftResult, error) {
+	m.Date = time.Now()
+	m.MessageID = compose.NewMessageID(m.From)
+	raw, err := m.Bytes(true)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dialIMAP(ctx, acct)
+	if err != nil {
+		return nil, fmt.Errorf("the draft was not saved: %w", err)
+	}
+	defer c.Logout()
+	folder, err := outbox.FindRole(ctx, c, "drafts")
+	if err != nil {
+		return nil, fmt.Errorf("the draft was not saved: %w", err)
+	}
+	if _, err := outbox.Append(ctx, c, folder, []imap.Flag{imap.FlagDraft, imap.FlagSeen}, m.Date, raw); err != nil {
+		return nil, fmt.Errorf("the draft was not saved: %w", err)
+	}
+	pv := m.Preview()
+	return &generated.DraftResult{
+		Account: acct.Name, Folder: folder, MessageID: m.MessageID, Subject: m.Subject,
+		To: pv.To, Cc: pv.Cc, Bcc: pv.Bcc, InReplyTo: m.InReplyTo,
+	}, nil
+}
+
+// unknownOutcome is a send whose result cannot be known; it is never retried.
+type unknownOutcome struct{ error }
+
+func (unknownOutcome) Unknown() bool { return true }
+
+func smtpAccount(acct config.Account) outbox.SMTPAccount {
+	pwAcct := acct
+	if acct.SMTPPasswordCmd != "" {
+		pwAcct.PasswordCmd = acct.SMTPPasswordCmd
+	}
+	user := acct.SMTPUser
+	if user == "" {
+		user = acct.User
+	}
+	return outbox.SMTPAccount{
+		Name: acct.Name, Server: acct.SMTP, TLS: acct.SMTPSecurity(), User: user,
+		Password: func(ctx context.Context) (string, error) { return mailsync.Password(ctx, pwAcct) },
+	}
+}
+
+// submit hands raw to the account's SMTP server and says what happened in
+// words a person can act on.
+func submit(ctx context.Context, acct config.Account, from string, rcpts []string, raw []byte) error {
+	err := outbox.Send(ctx, smtpAccount(acct), from, rcpts, raw)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, outbox.ErrUnknown):
+		return unknownOutcome{fmt.Errorf("the outcome is unknown: %v. The message may or may not have been sent; postern will not retry. Check the Sent folder or ask a recipient before sending again", err)}
+	default:
+		return fmt.Errorf("nothing was sent: %w", err)
+	}
+}
+
+func (s *Service) send(ctx context.Context, acct config.Account, m compose.Message) (*generated.SendResult, error) {
+	m.Date = time.Now()
+	m.MessageID = compose.NewMessageID(m.From)
+	wire, err := m.Bytes(false)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was sent: %w", err)
+	}
+	copyRaw, err := m.Bytes(true)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was sent: %w", err)
+	}
+	rcpts := m.Recipients()
+	if err := submit(ctx, acct, m.From.Addr, rcpts, wire); err != nil {
+		return nil, err
+	}
+	res := &generated.SendResult{Outcome: "sent", Account: acct.Name, MessageID: m.MessageID, Recipients: rcpts}
+	s.keepSentCopy(ctx, acct, m.Date, copyRaw, res, nil)
+	return res, nil
+}
+
+// keepSentCopy saves the sent message in Sent and, for a draft, removes the
+// draft; what fails here is a warning, since the message is already sent.
+func (s *Service) keepSentCopy(ctx context.Context, acct config.Account, date time.Time, raw []byte, res *generated.SendResult, draft *store.Row) {
+	var warns []string
+	c, err := dialIMAP(ctx, acct)
+	if err != nil {
+		res.Warning = "the message was sent, but no copy was saved in Sent: " + err.Error()
+		return
+	}
+	defer c.Logout()
+	if folder, err := outbox.FindRole(ctx, c, "sent"); err != nil {
+		warns = append(warns, "no copy was saved in Sent: "+err.Error())
+	} else if _, err := outbox.Append(ctx, c, folder, []imap.Flag{imap.FlagSeen}, date, raw); err != nil {
+		warns = append(warns, "no copy was saved in "+folder+": "+err.Error())
+	} else {
+		res.SentCopy = folder
+	}
+	if draft != nil {
+		if n, err := outbox.RemoveByMessageID(ctx, c, draft.Folder, draft.MessageID); err != nil || n == 0 {
+			why := "it was not found"
+			if err != nil {
+				why = err.Error()
+			}
+			warns = append(warns, "the draft was not removed from "+draft.Folder+": "+why)
+		}
+	}
+	if len(warns) > 0 {
+		res.Warning = "The message was sent, but " + strings.Join(warns, "; ")
+	}
+}
+
+func (s *Service) sendDraft(ctx context.Context, acct config.Account, r *store.Row, sum [32]byte) (*generated.SendResult, error) {
+	raw, err := fetchRaw(ctx, acct, r)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was sent: %w", err)
+	}
+	if sha256.Sum256(raw) != sum {
+		return nil, errors.New("nothing was sent: the draft changed on the server since it was prepared; sync, look at it again and prepare anew")
+	}
+	d, err := readDraft(raw, ownAddresses(acct))
+	if err != nil {
+		return nil, fmt.Errorf("nothing was sent: %w", err)
+	}
+	if err := submit(ctx, acct, d.fromAddr, d.rcpts, withoutHeader(raw, "Bcc")); err != nil {
+		return nil, err
+	}
+	res := &generated.SendResult{Outcome: "sent", Account: acct.Name, MessageID: r.MessageID, Recipients: d.rcpts}
+	s.keepSentCopy(ctx, acct, time.Now(), raw, res, r)
+	return res, nil
+}
+
+// folderRole is the role of an account's folder as the last sync saw it.
+func folderRole(ctx context.Context, st *store.Store, account, folder string) (string, error) {
+	stats, err := st.FolderStats(ctx, []string{account})
+	if err != nil {
+		return "", err
+	}
+	for _, f := range stats {
+		if f.Account == account && f.Name == folder {
+			return f.Role, nil
+		}
+	}
+	return "", nil
+}
+
+// fetchRaw reads a message's exact bytes from its IMAP folder, checking that
+// the UID still holds the message the store knows.
+func fetchRaw(ctx context.Context, acct config.Account, r *store.Row) ([]byte, error) {
+	c, err := dialIMAP(ctx, acct)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Logout()
+	if _, err := c.Select(r.Folder, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+		return nil, fmt.Errorf("cannot open %s on the server (%v); sync and try again", r.Folder, err)
+	}
+	sec := &imap.FetchItemBodySection{Peek: true}
+	msgs, err := c.Fetch(imap.UIDSetNum(imap.UID(r.UID)), &imap.FetchOptions{BodySection: []*imap.FetchItemBodySection{sec}}).Collect()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the draft from the server (%v); try again", err)
+	}
+	if len(msgs) == 0 {
+		return nil, errors.New("the draft is no longer on the server; sync and look again")
+	}
+	raw := msgs[0].FindBodySection(sec)
+	if raw == nil {
+		return nil, errors.New("the server sent no content for the draft; try again")
+	}
+	if m, err := mail.ReadMessage(bytes.NewReader(raw)); err != nil || strings.Trim(m.Header.Get("Message-Id"), "<> ") != r.MessageID {
+		return nil, errors.New("the draft on the server is not the one synced; sync and look again")
+	}
+	return raw, nil
+}
+
+type draftInfo struct {
+	from, fromAddr, subject, inReplyTo, text string
+	to, cc, bcc, rcpts                       []string
+}
+
+// readDraft reads what a saved draft would do: its sender (one of the
+// account's own addresses), its recipients and its subject.
+func readDraft(raw []byte, own []compose.Address) (*draftInfo, error) {
+	m, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("the draft cannot be read as a message (%v); open it in a mail program", err)
+	}
+	h := m.Header
+	d := &draftInfo{subject: h.Get("Subject"), inReplyTo: strings.Trim(h.Get("In-Reply-To"), "<> ")}
+	if dec, err := new(mime.WordDecoder).DecodeHeader(d.subject); err == nil {
+		d.subject = dec
+	}
+	from, err := mail.ParseAddressList(h.Get("From"))
+	if err != nil || len(from) != 1 {
+		return nil, errors.New("the draft has no single From address; fix it in a mail program")
+	}
+	isOwn := false
+	for _, o := range own {
+		if strings.EqualFold(o.Addr, from[0].Address) {
+			isOwn = true
+		}
+	}
+	if !isOwn {
+		return nil, fmt.Errorf("the draft's From (%s) is not one of this account's addresses; postern sends only as the account", from[0].Address)
+	}
+	d.from, d.fromAddr = from[0].String(), from[0].Address
+	seen := map[string]bool{}
+	for _, f := range []struct {
+		name string
+		dst  *[]string
+	}{{"To", &d.to}, {"Cc", &d.cc}, {"Bcc", &d.bcc}} {
+		if h.Get(f.name) == "" {
+			continue
+		}
+		l, err := mail.ParseAddressList(h.Get(f.name))
+		if err != nil {
+			return nil, fmt.Errorf("the draft's %s cannot be read (%v); fix it in a mail program", f.name, err)
+		}
+		for _, a := range l {
+			*f.dst = append(*f.dst, a.String())
+			if k := strings.ToLower(a.Address); !seen[k] {
+				seen[k] = true
+				d.rcpts = append(d.rcpts, a.Address)
+			}
+		}
+	}
+	if len(d.rcpts) == 0 {
+		return nil, errors.New("the draft has no recipients; add them in a mail program or write a new message with mail_send")
+	}
+	body := new(bytes.Buffer)
+	body.ReadFrom(m.Body)
+	d.text = body.String()
+	return d, nil
+}
+
+// withoutHeader returns raw without every field named name (folded lines included).
+func withoutHeader(raw []byte, name string) []byte {
+	end := bytes.Index(raw, []byte("\r\n\r\n"))
+	sep := 4
+	if e2 := bytes.Index(raw, []byte("\n\n")); end < 0 || (e2 >= 0 && e2 < end) {
+		end, sep = e2, 2
+	}
+	if end < 0 {
+		return raw
+	}
+	var out bytes.Buffer
+	lines := bytes.SplitAfter(raw[:end+sep/2], []byte("\n"))
+	skip := false
+	for _, l := range lines {
+		if len(l) > 0 && (l[0] == ' ' || l[0] == '\t') {
+			if !skip {
+				out.Write(l)
+			}
+			continue
+		}
+		i := bytes.IndexByte(l, ':')
+		skip = i > 0 && strings.EqualFold(strings.TrimSpace(string(l[:i])), name)
+		if !skip {
+			out.Write(l)
+		}
+	}
+	out.Write(raw[end+sep/2:])
+	return out.Bytes()
+}
