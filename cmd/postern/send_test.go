@@ -894,3 +894,32 @@ func anyJSON(m map[string]any) any {
 	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	return v
 }
+
+// TestSendExpiredToken: a token past its lifetime (the shortest a
+// configuration may set, 30 s) is refused with the same sentence, and nothing
+// is sent. It waits out the lifetime, so it runs beside the other tests.
+func TestSendExpiredToken(t *testing.T) {
+	t.Parallel()
+	mb := newMailbox(t, "host")
+	b, _ := os.ReadFile(mb.cfg)
+	os.WriteFile(mb.cfg, bytes.Replace(b, []byte("[approval]\n"), []byte("[approval]\nttl = \"30s\"\n"), 1), 0o600)
+	cs := mb.connect(t, "read,mail:send", nil)
+	rcpt := smtptest.Addr("late")
+	args := map[string]any{"to": []any{rcpt}, "subject": "Too late", "body": "This waits too long."}
+	prep, text, isErr := call(t, cs, "mail_send", args)
+	if isErr {
+		t.Fatal(text)
+	}
+	exp, err := time.Parse(time.RFC3339, prep["expires_at"].(string))
+	if err != nil || time.Until(exp) > 31*time.Second || time.Until(exp) < 25*time.Second {
+		t.Fatalf("expires_at %v is not 30 s away (%v)", prep["expires_at"], err)
+	}
+	time.Sleep(time.Until(exp) + time.Second)
+	_, text, isErr = call(t, cs, "mail_send_commit", with(args, "token", prep["token"]))
+	if !isErr || !refusalRE.MatchString(text) {
+		t.Fatalf("an expired token answered %q", text)
+	}
+	if n := len(mb.smtp.Messages(t, rcpt)); n != 0 {
+		t.Fatalf("an expired token sent %d messages", n)
+	}
+}
