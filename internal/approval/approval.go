@@ -125,27 +125,16 @@ func (s *Store) Issue(b Binding) (token string, expires time.Time, err error) {
 
 // Redeem spends token for b: nil once, for the binding it was issued for and
 // before it expires; ErrRefused otherwise. A token is gone after any Redeem.
-func (s *Store) Redeem(token string, b Binding) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	s.sweep(now)
-	e, ok := s.pending[token]
-	if !ok {
-		return ErrRefused
-	}
-	s.forget(token)
-	if !now.Before(e.expires) || !e.binding.equal(b) {
-		return ErrRefused
-	}
-	return nil
-}
+func (s *Store) Redeem(token string, b Binding) error { return s.take(token, b, true) }
 
 // Check reports whether token would be redeemed for b now, without spending
 // it: a 2026-07-28 commit asks the person in a round of its own first and
 // redeems the token only when the answer comes back. A token that does not
 // match is spent all the same, as by Redeem.
-func (s *Store) Check(token string, b Binding) error {
+func (s *Store) Check(token string, b Binding) error { return s.take(token, b, false) }
+
+// take looks token up for b, spending it when spend is set or when it does not match.
+func (s *Store) take(token string, b Binding, spend bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -154,8 +143,11 @@ func (s *Store) Check(token string, b Binding) error {
 	if !ok {
 		return ErrRefused
 	}
-	if !now.Before(e.expires) || !e.binding.equal(b) {
+	valid := now.Before(e.expires) && e.binding.equal(b)
+	if spend || !valid {
 		s.forget(token)
+	}
+	if !valid {
 		return ErrRefused
 	}
 	return nil

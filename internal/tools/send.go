@@ -29,38 +29,36 @@ import (
 
 // MailDraft implements mail_draft and mail_draft_commit.
 func (s *Service) MailDraft(ctx context.Context, a *generated.MailDraftArgs) (*generated.Action, error) {
-	acct, m, err := s.compose(ctx, a, false)
-	if err != nil {
-		return nil, err
-	}
-	p := preview(m, "save a draft in the Drafts folder")
-	return &generated.Action{
-		Account: acct.Name,
-		Preview: p,
-		Payload: struct {
-			Kind    string
-			Message any
-		}{"draft", m.Normalized()},
-		Run: func(ctx context.Context) (any, error) { return s.saveDraft(ctx, acct, m) },
-	}, nil
+	return s.messageAction(ctx, a, "draft", "save a draft in the Drafts folder",
+		func(ctx context.Context, acct config.Account, m compose.Message) (any, error) {
+			return s.saveDraft(ctx, acct, m)
+		})
 }
 
 // MailSend implements mail_send and mail_send_commit.
 func (s *Service) MailSend(ctx context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
-	d := generated.MailDraftArgs(*a)
-	acct, m, err := s.compose(ctx, &d, true)
+	d := generated.MailDraftArgs(*a) // the same arguments, by the catalog's YAML anchor
+	return s.messageAction(ctx, &d, "send", "send a message",
+		func(ctx context.Context, acct config.Account, m compose.Message) (any, error) {
+			return s.send(ctx, acct, m)
+		})
+}
+
+// messageAction builds the message the arguments describe and the action
+// that run does with it; kind tells a draft's payload from a send's.
+func (s *Service) messageAction(ctx context.Context, a *generated.MailDraftArgs, kind, what string, run func(context.Context, config.Account, compose.Message) (any, error)) (*generated.Action, error) {
+	acct, m, err := s.compose(ctx, a, kind == "send")
 	if err != nil {
 		return nil, err
 	}
-	p := preview(m, "send a message")
 	return &generated.Action{
 		Account: acct.Name,
-		Preview: p,
+		Preview: preview(m, what),
 		Payload: struct {
 			Kind    string
 			Message any
-		}{"send", m.Normalized()},
-		Run: func(ctx context.Context) (any, error) { return s.send(ctx, acct, m) },
+		}{kind, m.Normalized()},
+		Run: func(ctx context.Context) (any, error) { return run(ctx, acct, m) },
 	}, nil
 }
 
