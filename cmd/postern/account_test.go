@@ -23,7 +23,7 @@ func TestAccountCommands(t *testing.T) {
 	run := func(args ...string) (string, string, int) {
 		return runCLI(t, env, append(args, "--config", cfg)...)
 	}
-	if out, errOut, code := run("account", "add", "work", "--imap", "imap.example.com:993", "--user", "me@example.com", "--password-cmd", "pass show mail/work"); code != 0 || !strings.Contains(out, "Added account work") {
+	if out, errOut, code := run("account", "add", "work", "--imap", "imap.example.com:993", "--user", "me@example.com", "--password-cmd", "pass show mail/work", "--smtp", "smtp.example.com:465", "--alias", "me@old.example.com"); code != 0 || !strings.Contains(out, "Added account work") {
 		t.Fatalf("add imap: %d %q %q", code, out, errOut)
 	}
 	if _, errOut, code := run("account", "add", "local", "--maildir", maildir); code != 0 {
@@ -35,6 +35,11 @@ func TestAccountCommands(t *testing.T) {
 		{"account", "add", "y", "--imap", "imap.example.com", "--user", "u", "--password-cmd", "c"},                      // no port
 		{"account", "add", "z", "--maildir", dir},                                                                        // not a Maildir
 		{"account", "add", "bad name!", "--maildir", maildir},
+		{"account", "add", "s1", "--imap", "imap.example.com:993", "--user", "u", "--password-cmd", "c", "--smtp", "smtp.example.com:25", "--smtp-tls", "none"}, // plain SMTP to a remote host
+		{"account", "add", "s2", "--imap", "imap.example.com:993", "--user", "u", "--password-cmd", "c", "--smtp", "smtp.example.com"},                          // no port
+		{"account", "add", "s3", "--maildir", maildir, "--smtp", "smtp.example.com:465"},                                                                        // sending needs IMAP
+		{"account", "add", "s4", "--imap", "imap.example.com:993", "--user", "u", "--password-cmd", "c", "--smtp-tls", "starttls"},                              // no --smtp
+		{"account", "add", "s5", "--imap", "imap.example.com:993", "--user", "u", "--password-cmd", "c", "--address", "Me <me@example.com>"},                    // not a bare address
 	} {
 		if _, errOut, code := run(bad...); code == 0 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, errOut)
@@ -57,6 +62,9 @@ func TestAccountCommands(t *testing.T) {
 	}
 	if strings.Contains(out, "pass show") {
 		t.Fatalf("account list shows the password command: %s", out)
+	}
+	if rows[0]["smtp"] != "smtp.example.com:465" || rows[0]["smtp_tls"] != "implicit" || rows[0]["address"] != "me@example.com" {
+		t.Fatalf("account list does not show how work sends: %v", rows[0])
 	}
 	if rows[1]["name"] != "local" || rows[1]["messages"] != float64(30) || rows[1]["last_sync"] == nil {
 		t.Fatalf("local row: %v", rows[1])

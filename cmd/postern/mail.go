@@ -215,13 +215,19 @@ func cmdAccountList(args []string, stdout, stderr io.Writer) error {
 		User     string `json:"user,omitempty"`
 		TLS      string `json:"tls,omitempty"`
 		Path     string `json:"path,omitempty"`
+		Address  string `json:"address,omitempty"`
+		SMTP     string `json:"smtp,omitempty"`
+		SMTPTLS  string `json:"smtp_tls,omitempty"`
 		Messages int    `json:"messages"`
 		LastSync string `json:"last_sync,omitempty"`
 		Error    string `json:"last_error,omitempty"`
 	}
 	rows := []row{}
 	for _, a := range cfg.Accounts {
-		r := row{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path}
+		r := row{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path, Address: a.From()}
+		if a.SMTP != "" {
+			r.SMTP, r.SMTPTLS = a.SMTP, a.SMTPSecurity()
+		}
 		if x, ok := stats[a.Name]; ok {
 			r.Messages, r.Error = x.Messages, x.LastError
 			if !x.LastSync.IsZero() {
@@ -241,6 +247,9 @@ func cmdAccountList(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, r := range rows {
 		where := r.Server + " as " + r.User + " (tls " + r.TLS + ")"
+		if r.SMTP != "" {
+			where += ", sends via " + r.SMTP + " (" + r.SMTPTLS + ")"
+		}
 		if r.Kind == "maildir" {
 			where = r.Path
 		}
