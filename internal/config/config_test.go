@@ -29,11 +29,11 @@ func TestApprovalSettings(t *testing.T) {
 		t.Fatalf("empty file: %+v %v", c, err)
 	}
 	for body, want := range map[string]string{
-		"[approval]\nmode = \"auto\"\n": "mode",
-		"[approval]\nttl = \"5s\"\n":    "ttl",
-		"[approval]\nttl = \"1h\"\n":    "ttl",
-		"[approval]\nttl = \"soon\"\n":  "duration",
-		"[approval]\nwait = \"2h\"\n":   "wait",
+		"[approval]\nmode = \"auto\"\n":                                     "mode",
+		"[approval]\nttl = \"5s\"\n":                                        "ttl",
+		"[approval]\nttl = \"1h\"\n":                                        "ttl",
+		"[approval]\nttl = \"soon\"\n":                                      "duration",
+		"[approval]\nwait = \"2h\"\n":                                       "wait",
 		"[[accounts]]\nname = \"w\"\nkind = \"imap\"\nsmtp_tls = \"ssl\"\n": "smtp_tls",
 	} {
 		if _, err := Load(write(body)); err == nil || !strings.Contains(err.Error(), want) {
