@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
-	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/postern-mcp/postern/internal/corpus"
 	"github.com/postern-mcp/postern/internal/imaptest"
@@ -55,14 +54,7 @@ func countStored(db *sql.DB) int {
 // serverIdentities lists folder/Message-ID of every message on the server.
 func serverIdentities(t *testing.T, u *imaptest.User) map[string]int {
 	t.Helper()
-	c, err := imapclient.DialInsecure(u.Server.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Login(u.Name, u.Password).Wait(); err != nil {
-		t.Fatal(err)
-	}
+	c := u.Login(t, nil)
 	list, err := c.List("", "*", nil).Collect()
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
-	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -173,14 +172,7 @@ func messageID(t *testing.T, cs *mcp.ClientSession, query string) string {
 // imapMessages returns the raw messages of a folder on Dovecot.
 func imapMessages(t *testing.T, u *imaptest.User, folder string) [][]byte {
 	t.Helper()
-	c, err := imapclient.DialInsecure(u.Server.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Login(u.Name, u.Password).Wait(); err != nil {
-		t.Fatal(err)
-	}
+	c := u.Login(t, nil)
 	sel, err := c.Select(folder, &imap.SelectOptions{ReadOnly: true}).Wait()
 	if err != nil {
 		return nil // no such folder yet

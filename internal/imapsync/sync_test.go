@@ -34,15 +34,7 @@ func account(u *imaptest.User) imapsync.Account {
 // client is an independent IMAP session, the test's view of the server.
 func client(t *testing.T, u *imaptest.User) *imapclient.Client {
 	t.Helper()
-	c, err := imapclient.DialInsecure(u.Server.Addr, &imapclient.Options{WordDecoder: &mime.WordDecoder{CharsetReader: charset.Reader}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Login(u.Name, u.Password).Wait(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return u.Login(t, &imapclient.Options{WordDecoder: &mime.WordDecoder{CharsetReader: charset.Reader}})
 }
 
 // msg is what the test compares for one message.

@@ -17,25 +17,23 @@
 package imaptest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/postern-mcp/postern/internal/testservice"
 )
 
 // Server is a running Dovecot instance.
@@ -44,11 +42,8 @@ type Server struct {
 	TLSAddr string // implicit TLS with a self-signed certificate, 127.0.0.1:port
 	Dir     string // the instance's directory: dovecot.conf, dovecot.log, home/USER/Maildir, tls/cert.pem
 
-	script   string
-	owned    bool      // started by this process: Stop stops it
-	watcher  *exec.Cmd // stops the instance if this process dies without Stop
-	watchW   *os.File  // its stdin; closing it (or dying) makes it stop the instance
-	stopOnce sync.Once
+	script testservice.Script    // .ci/dovecot, found: NewUser runs its adduser
+	inst   *testservice.Instance // started by this process: Stop stops it; nil for POSTERN_DOVECOT_DIR's
 }
 
 // User is a mail account on a Server, with an empty Maildir when made.
@@ -64,12 +59,10 @@ type User struct {
 // EnvDir names the directory of an instance that .ci/dovecot started (set by .ci/run).
 const EnvDir = "POSTERN_DOVECOT_DIR"
 
-var shared struct {
-	mu      sync.Mutex
-	srv     *Server
-	holders int
-	err     error // a failed start, so later tests fail fast
-}
+var (
+	dovecot = testservice.Script{Name: "dovecot", Keep: "POSTERN_DOVECOT_KEEP", Prefix: "imaptest"}
+	shared  testservice.Shared[*Server]
+)
 
 // Start returns the Dovecot instance for this test binary: the one named by POSTERN_DOVECOT_DIR
 // if set, else one started with .ci/dovecot into a temporary directory, shared by the tests
@@ -84,22 +77,10 @@ func Start(tb testing.TB) *Server {
 		return s
 	}
 	requireDovecot(tb)
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if shared.err != nil {
-		tb.Fatalf("imaptest: %v", shared.err)
+	s, err := shared.Start(tb, start, (*Server).logTail)
+	if err != nil {
+		tb.Fatalf("imaptest: %v", err)
 	}
-	if shared.srv == nil {
-		s, err := start()
-		if err != nil {
-			shared.err = err
-			tb.Fatalf("imaptest: %v", err)
-		}
-		shared.srv = s
-	}
-	s := shared.srv
-	shared.holders++
-	tb.Cleanup(func() { release(s, tb) })
 	return s
 }
 
@@ -124,69 +105,15 @@ func NewServer(tb testing.TB) *Server {
 // Run runs the tests holding one instance (if any test starts it) for the whole binary, then
 // stops it. Use it from TestMain: os.Exit(imaptest.Run(m)).
 func Run(m *testing.M) int {
-	shared.mu.Lock()
-	shared.holders++
-	shared.mu.Unlock()
-	code := m.Run()
-	shared.mu.Lock()
-	shared.holders--
-	s := shared.srv
-	last := shared.holders == 0 && s != nil
-	if last {
-		shared.srv = nil
-	}
-	shared.mu.Unlock()
-	if last {
-		s.Stop()
-	}
-	return code
-}
-
-func release(s *Server, tb testing.TB) {
-	if tb.Failed() {
-		s.logTail(tb)
-	}
-	shared.mu.Lock()
-	shared.holders--
-	last := shared.holders == 0 && shared.srv == s
-	if last {
-		shared.srv = nil
-	}
-	shared.mu.Unlock()
-	if last {
-		s.Stop()
-	}
+	return shared.Run(m)
 }
 
 // Stop stops the instance if this process started it, and waits until its processes are gone.
 // The instance named by POSTERN_DOVECOT_DIR belongs to .ci/run and is left running.
 func (s *Server) Stop() {
-	if !s.owned {
-		return
+	if s.inst != nil && s.inst.Stop() {
+		shared.Forget(s)
 	}
-	s.stopOnce.Do(func() {
-		if s.watcher != nil {
-			// Its own process group: bash and the cat it waits on.
-			_ = syscall.Kill(-s.watcher.Process.Pid, syscall.SIGKILL)
-			_ = s.watcher.Wait()
-			_ = s.watchW.Close()
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, "bash", s.script, "stop", s.Dir).CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "imaptest: .ci/dovecot stop %s: %v\n%s", s.Dir, err, out)
-			return
-		}
-		if os.Getenv("POSTERN_DOVECOT_KEEP") == "" {
-			_ = os.RemoveAll(s.Dir)
-		}
-		shared.mu.Lock()
-		if shared.srv == s {
-			shared.srv = nil
-		}
-		shared.mu.Unlock()
-	})
 }
 
 // MasterPID is the pid of the instance's dovecot master process, from its master.pid.
@@ -211,13 +138,9 @@ func (s *Server) MasterPID() (int, error) {
 // (its names are 127.0.0.1 and localhost).
 func (s *Server) CertPool(tb testing.TB) *x509.CertPool {
 	tb.Helper()
-	pem, err := os.ReadFile(filepath.Join(s.Dir, "tls", "cert.pem"))
+	pool, err := testservice.CertPool(s.Dir)
 	if err != nil {
 		tb.Fatalf("imaptest: %v", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		tb.Fatalf("imaptest: no certificate in %s/tls/cert.pem", s.Dir)
 	}
 	return pool
 }
@@ -227,11 +150,11 @@ var userSeq atomic.Int64
 // NewUser adds a user with a unique name, a random password and an empty Maildir.
 func (s *Server) NewUser(tb testing.TB) *User {
 	tb.Helper()
-	name := fmt.Sprintf("u%d-%s", userSeq.Add(1), randHex(6))
-	pass := randHex(12)
+	name := fmt.Sprintf("u%d-%s", userSeq.Add(1), testservice.RandHex(6))
+	pass := testservice.RandHex(12)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "bash", s.script, "adduser", s.Dir, name, pass).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "bash", s.script.Path, "adduser", s.Dir, name, pass).CombinedOutput()
 	if err != nil {
 		tb.Fatalf("imaptest: .ci/dovecot adduser: %v\n%s", err, out)
 	}
@@ -321,15 +244,7 @@ func (u *User) owner(tb testing.TB) (int, int) {
 
 // logTail writes the end of dovecot.log to the test's log.
 func (s *Server) logTail(tb testing.TB) {
-	b, err := os.ReadFile(filepath.Join(s.Dir, "dovecot.log"))
-	if err != nil {
-		return
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
-	}
-	tb.Logf("imaptest: last lines of %s/dovecot.log:\n%s", s.Dir, strings.Join(lines, "\n"))
+	dovecot.LogTail(tb, s.Dir, 40, "dovecot.log")
 }
 
 // DovecotInstalled reports whether the dovecot binary is there, with the reason when not.
@@ -346,15 +261,12 @@ func DovecotInstalled() (bool, string) {
 func requireDovecot(tb testing.TB) {
 	tb.Helper()
 	if ok, why := DovecotInstalled(); !ok {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("imaptest: %s; CI=true requires it", why)
-		}
-		tb.Skipf("imaptest: %s", why)
+		testservice.Unavailable(tb, "imaptest: "+why, "imaptest: "+why+"; CI=true requires it")
 	}
 }
 
 func start() (*Server, error) {
-	script, err := findScript()
+	sc, err := dovecot.Find()
 	if err != nil {
 		return nil, err
 	}
@@ -368,105 +280,54 @@ func start() (*Server, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "bash", script, "start", dir)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := sc.Run(ctx, 0, "start", dir)
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf(".ci/dovecot start: %v\n%s%s", err, out, stderr.Bytes())
+		return nil, err
 	}
-	env := parseEnv(out)
-	s := &Server{Addr: env["POSTERN_DOVECOT_IMAP"], TLSAddr: env["POSTERN_DOVECOT_IMAPS"], Dir: dir, script: script, owned: true}
+	env := testservice.ParseEnv(out)
+	s := &Server{Addr: env["POSTERN_DOVECOT_IMAP"], TLSAddr: env["POSTERN_DOVECOT_IMAPS"], Dir: dir, script: sc, inst: sc.Own(dir)}
 	if s.Addr == "" || s.TLSAddr == "" {
 		s.Stop()
 		return nil, fmt.Errorf(".ci/dovecot start printed no addresses:\n%s", out)
 	}
-	s.watch()
+	s.inst.Watch()
 	return s, nil
 }
 
-// watch starts a process, in its own process group so a ^C to the test does not reach it,
-// that stops the instance when this process exits without calling Stop (a panic, a -timeout,
-// a kill): it waits for EOF on a pipe only this process holds open.
-func (s *Server) watch() {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return
-	}
-	defer r.Close()
-	cmd := exec.Command("bash", "-c",
-		`cat >/dev/null; bash "$1" stop "$2" && if [ -z "$POSTERN_DOVECOT_KEEP" ]; then rm -rf "$2"; fi`,
-		"imaptest-watch", s.script, s.Dir)
-	cmd.Stdin = r
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		_ = w.Close()
-		return
-	}
-	s.watcher, s.watchW = cmd, w
-}
-
 func external(dir string) (*Server, error) {
-	script, err := findScript()
+	sc, err := dovecot.Find()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir, script: script, Addr: os.Getenv("POSTERN_DOVECOT_IMAP"), TLSAddr: os.Getenv("POSTERN_DOVECOT_IMAPS")}
+	s := &Server{Dir: dir, script: sc, Addr: os.Getenv("POSTERN_DOVECOT_IMAP"), TLSAddr: os.Getenv("POSTERN_DOVECOT_IMAPS")}
 	if s.Addr == "" || s.TLSAddr == "" {
-		b, err := os.ReadFile(filepath.Join(dir, "env"))
+		env, err := testservice.ReadEnv(dir)
 		if err != nil {
 			return nil, err
 		}
-		env := parseEnv(b)
 		s.Addr, s.TLSAddr = env["POSTERN_DOVECOT_IMAP"], env["POSTERN_DOVECOT_IMAPS"]
 	}
 	if s.Addr == "" || s.TLSAddr == "" {
 		return nil, errors.New("no addresses in its env file")
 	}
-	c, err := net.DialTimeout("tcp", s.Addr, 5*time.Second)
-	if err != nil {
+	if err := testservice.Listening(s.Addr); err != nil {
 		return nil, err
 	}
-	c.Close()
 	return s, nil
 }
 
-func parseEnv(b []byte) map[string]string {
-	env := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok {
-			env[k] = v
-		}
-	}
-	return env
-}
-
-// findScript walks up from the working directory to the module root (the folder with go.mod).
-func findScript() (string, error) {
-	dir, err := os.Getwd()
+// Login opens an IMAP session as u over plain IMAP on loopback, closed by tb's cleanup: the
+// test's own view of the server, independent of the code under test. opts may be nil.
+func (u *User) Login(tb testing.TB, opts *imapclient.Options) *imapclient.Client {
+	tb.Helper()
+	c, err := imapclient.DialInsecure(u.Server.Addr, opts)
 	if err != nil {
-		return "", err
+		tb.Fatalf("imaptest: %v", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, ".ci", "dovecot")
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("no .ci/dovecot beside %s/go.mod", dir)
-			}
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory; cannot find .ci/dovecot")
-		}
-		dir = parent
+	tb.Cleanup(func() { c.Close() })
+	if err := c.Login(u.Name, u.Password).Wait(); err != nil {
+		tb.Fatalf("imaptest: login as %s: %v", u.Name, err)
 	}
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	return c
 }

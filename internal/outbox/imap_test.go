@@ -36,15 +36,7 @@ func dialUser(t *testing.T, u *imaptest.User) *imapclient.Client {
 // view is an independent session: the test's view of the server.
 func view(t *testing.T, u *imaptest.User) *imapclient.Client {
 	t.Helper()
-	c, err := imapclient.DialInsecure(u.Server.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Login(u.Name, u.Password).Wait(); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return u.Login(t, nil)
 }
 
 func folders(t *testing.T, c *imapclient.Client) map[string]*imap.ListData {

@@ -18,29 +18,24 @@
 package smtptest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/postern-mcp/postern/internal/testservice"
 )
 
 // Server is a running pair of Mailpit instances sharing one user and one certificate.
@@ -53,13 +48,9 @@ type Server struct {
 	Password string // its password; no mail is accepted without it
 	Dir      string // the instances' directory: env, tls/cert.pem, mailpit*.log
 
-	script   string
-	owned    bool      // started by this process: Stop stops it
-	watcher  *exec.Cmd // stops the instances if this process dies without Stop
-	watchW   *os.File  // its stdin; closing it (or dying) makes it stop the instances
-	stopOnce sync.Once
-	http     *http.Client
-	ids      sync.Map // message ID -> API base URL that holds it
+	inst *testservice.Instance // started by this process: Stop stops it; nil for POSTERN_MAILPIT_DIR's
+	http *http.Client
+	ids  sync.Map // message ID -> API base URL that holds it
 }
 
 // Message is what Mailpit recorded about one received message. Addresses are bare
@@ -78,12 +69,10 @@ type Message struct {
 // EnvDir names the directory of instances that .ci/mailpit started (set by .ci/run).
 const EnvDir = "POSTERN_MAILPIT_DIR"
 
-var shared struct {
-	mu      sync.Mutex
-	srv     *Server
-	holders int
-	err     error // a failed start, so later tests end fast
-}
+var (
+	mailpit = testservice.Script{Name: "mailpit", Keep: "POSTERN_MAILPIT_KEEP", Prefix: "smtptest"}
+	shared  testservice.Shared[*Server]
+)
 
 // Start returns the Mailpit server for this test binary: the one named by POSTERN_MAILPIT_DIR
 // if set, else one started with .ci/mailpit into a temporary directory, shared by the tests
@@ -97,39 +86,19 @@ func Start(tb testing.TB) *Server {
 		}
 		return s
 	}
-	shared.mu.Lock()
-	defer shared.mu.Unlock()
-	if shared.err != nil {
-		unavailable(tb, shared.err)
+	s, err := shared.Start(tb, start, (*Server).logTail)
+	if err != nil {
+		testservice.Unavailable(tb,
+			fmt.Sprintf("smtptest: Mailpit is not available, skipping (%v); bash .ci/mailpit install builds it", err),
+			fmt.Sprintf("smtptest: Mailpit is not available (%v); CI=true requires it", err))
 	}
-	if shared.srv == nil {
-		s, err := start()
-		if err != nil {
-			shared.err = err
-			unavailable(tb, err)
-		}
-		shared.srv = s
-	}
-	s := shared.srv
-	shared.holders++
-	tb.Cleanup(func() { release(s, tb) })
 	return s
-}
-
-func unavailable(tb testing.TB, err error) {
-	tb.Helper()
-	if os.Getenv("CI") == "true" {
-		tb.Fatalf("smtptest: Mailpit is not available (%v); CI=true requires it", err)
-	}
-	tb.Skipf("smtptest: Mailpit is not available, skipping (%v); bash .ci/mailpit install builds it", err)
 }
 
 // Run runs the tests holding one instance (if any test starts it) for the whole binary, then
 // stops it. Use it from TestMain: os.Exit(smtptest.Run(m)).
 func Run(m *testing.M) int {
-	release := Hold()
-	defer release()
-	return m.Run()
+	return shared.Run(m)
 }
 
 // Hold keeps the instance that Start makes (if any test starts it) until release is called,
@@ -142,85 +111,24 @@ func Run(m *testing.M) int {
 //		os.Exit(code)
 //	}
 func Hold() (release func()) {
-	shared.mu.Lock()
-	shared.holders++
-	shared.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			shared.mu.Lock()
-			shared.holders--
-			s := shared.srv
-			last := shared.holders == 0 && s != nil
-			if last {
-				shared.srv = nil
-			}
-			shared.mu.Unlock()
-			if last {
-				s.Stop()
-			}
-		})
-	}
-}
-
-func release(s *Server, tb testing.TB) {
-	if tb.Failed() {
-		s.logTail(tb)
-	}
-	shared.mu.Lock()
-	shared.holders--
-	last := shared.holders == 0 && shared.srv == s
-	if last {
-		shared.srv = nil
-	}
-	shared.mu.Unlock()
-	if last {
-		s.Stop()
-	}
+	return shared.Hold()
 }
 
 // Stop stops the instances if this process started them. Those named by POSTERN_MAILPIT_DIR
 // belong to .ci/run and are left running.
 func (s *Server) Stop() {
-	if !s.owned {
-		return
+	if s.inst != nil && s.inst.Stop() {
+		shared.Forget(s)
 	}
-	s.stopOnce.Do(func() {
-		if s.watcher != nil {
-			// Its own process group: bash and the cat it waits on.
-			_ = syscall.Kill(-s.watcher.Process.Pid, syscall.SIGKILL)
-			_ = s.watcher.Wait()
-			_ = s.watchW.Close()
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, "bash", s.script, "stop", s.Dir).CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "smtptest: .ci/mailpit stop %s: %v\n%s", s.Dir, err, out)
-			return
-		}
-		if os.Getenv("POSTERN_MAILPIT_KEEP") == "" {
-			_ = os.RemoveAll(s.Dir)
-		}
-		shared.mu.Lock()
-		if shared.srv == s {
-			shared.srv = nil
-		}
-		shared.mu.Unlock()
-	})
 }
 
 // CertPool holds the instances' self-signed certificate, for clients that should verify it
 // (its names are 127.0.0.1 and localhost).
 func (s *Server) CertPool(tb testing.TB) *x509.CertPool {
 	tb.Helper()
-	pem, err := os.ReadFile(filepath.Join(s.Dir, "tls", "cert.pem"))
+	pool, err := testservice.CertPool(s.Dir)
 	if err != nil {
 		tb.Fatalf("smtptest: %v", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		tb.Fatalf("smtptest: no certificate in %s/tls/cert.pem", s.Dir)
 	}
 	return pool
 }
@@ -229,7 +137,7 @@ var addrSeq atomic.Int64
 
 // Addr returns an address no other test uses: name-N-RANDOM@example.test.
 func Addr(name string) string {
-	return fmt.Sprintf("%s-%d-%s@example.test", name, addrSeq.Add(1), randHex(4))
+	return fmt.Sprintf("%s-%d-%s@example.test", name, addrSeq.Add(1), testservice.RandHex(4))
 }
 
 // Messages returns the messages either instance received whose To, Cc or Bcc names the
@@ -400,17 +308,7 @@ func (s *Server) get(u string) ([]byte, int, error) {
 
 // logTail writes the end of both instances' logs to the test's log.
 func (s *Server) logTail(tb testing.TB) {
-	for _, name := range []string{"mailpit.log", "mailpit-tls.log"} {
-		b, err := os.ReadFile(filepath.Join(s.Dir, name))
-		if err != nil {
-			continue
-		}
-		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-		if len(lines) > 30 {
-			lines = lines[len(lines)-30:]
-		}
-		tb.Logf("smtptest: last lines of %s/%s:\n%s", s.Dir, name, strings.Join(lines, "\n"))
-	}
+	mailpit.LogTail(tb, s.Dir, 30, "mailpit.log", "mailpit-tls.log")
 }
 
 func newHTTPClient() *http.Client {
@@ -419,79 +317,50 @@ func newHTTPClient() *http.Client {
 }
 
 func start() (*Server, error) {
-	script, err := findScript()
+	sc, err := mailpit.Find()
 	if err != nil {
 		return nil, err
 	}
 	// The first build downloads and compiles Mailpit (about 15 s); later ones find it cached.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "bash", script, "install")
-	cmd.Stderr = &stderr
-	if out, err := cmd.Output(); err != nil {
-		return nil, fmt.Errorf(".ci/mailpit install: %v\n%s%s", err, out, lastLines(stderr.Bytes(), 20))
+	if _, err := sc.Run(ctx, 20, "install"); err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "postern-mailpit-")
 	if err != nil {
 		return nil, err
 	}
-	stderr.Reset()
-	cmd = exec.CommandContext(ctx, "bash", script, "start", dir)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		_ = exec.Command("bash", script, "stop", dir).Run()
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf(".ci/mailpit start: %v\n%s%s", err, out, stderr.Bytes())
+	out, err := sc.Run(ctx, 0, "start", dir)
+	var s *Server
+	if err == nil {
+		if s, err = fromEnv(testservice.ParseEnv(out)); err != nil {
+			err = fmt.Errorf(".ci/mailpit start: %v:\n%s", err, out)
+		}
 	}
-	s, err := fromEnv(parseEnv(out))
 	if err != nil {
-		_ = exec.Command("bash", script, "stop", dir).Run()
+		_ = exec.Command("bash", sc.Path, "stop", dir).Run()
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf(".ci/mailpit start: %v:\n%s", err, out)
+		return nil, err
 	}
-	s.Dir, s.script, s.owned = dir, script, true
-	s.watch()
+	s.Dir, s.inst = dir, sc.Own(dir)
+	s.inst.Watch()
 	return s, nil
 }
 
-// watch starts a process, in its own process group so a ^C to the test does not reach it,
-// that stops the instances when this process exits without calling Stop (a panic, a -timeout,
-// a kill): it waits for EOF on a pipe only this process holds open.
-func (s *Server) watch() {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return
-	}
-	defer r.Close()
-	cmd := exec.Command("bash", "-c",
-		`cat >/dev/null; bash "$1" stop "$2" && if [ -z "$POSTERN_MAILPIT_KEEP" ]; then rm -rf "$2"; fi`,
-		"smtptest-watch", s.script, s.Dir)
-	cmd.Stdin = r
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		_ = w.Close()
-		return
-	}
-	s.watcher, s.watchW = cmd, w
-}
-
 func external(dir string) (*Server, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "env"))
+	env, err := testservice.ReadEnv(dir)
 	if err != nil {
 		return nil, err
 	}
-	s, err := fromEnv(parseEnv(b))
+	s, err := fromEnv(env)
 	if err != nil {
 		return nil, fmt.Errorf("%v in %s/env", err, dir)
 	}
 	s.Dir = dir
-	c, err := net.DialTimeout("tcp", s.SMTP, 5*time.Second)
-	if err != nil {
+	if err := testservice.Listening(s.SMTP); err != nil {
 		return nil, err
 	}
-	c.Close()
 	return s, nil
 }
 
@@ -509,51 +378,4 @@ func fromEnv(env map[string]string) (*Server, error) {
 		return nil, errors.New("addresses, user or password missing")
 	}
 	return s, nil
-}
-
-func parseEnv(b []byte) map[string]string {
-	env := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok {
-			env[k] = v
-		}
-	}
-	return env
-}
-
-func lastLines(b []byte, n int) string {
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// findScript walks up from the working directory to the module root (the folder with go.mod).
-func findScript() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, ".ci", "mailpit")
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("no .ci/mailpit beside %s/go.mod", dir)
-			}
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory; cannot find .ci/mailpit")
-		}
-		dir = parent
-	}
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
