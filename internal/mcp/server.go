@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tidwall/gjson"
 
@@ -124,7 +125,7 @@ type Server struct {
 	serverInfoMeta json.RawMessage
 
 	conn      string // this connection's identity, for approval tokens
-	canElicit bool   // the legacy client declared form elicitation
+	canElicit atomic.Bool // the legacy client declared form elicitation
 	asked     map[string]chan gjson.Result
 	askSeq    int
 }
@@ -443,8 +444,9 @@ func (s *Server) initialize(req *request) []byte {
 	el := m.Params.Get("capabilities.elicitation")
 	canElicit := v >= "2025-06-18" && el.IsObject() && (len(el.Map()) == 0 || el.Get("form").Exists())
 	s.mu.Lock()
-	s.legacyVersion, s.clientName, s.canElicit = v, client, canElicit
+	s.legacyVersion, s.clientName = v, client
 	s.mu.Unlock()
+	s.canElicit.Store(canElicit)
 	info := s.serverInfo
 	if v < "2025-06-18" {
 		info, _ = json.Marshal(map[string]string{"name": generated.ServerName, "version": s.opt.Version})
@@ -621,11 +623,9 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 			Era: era, ProtocolVersion: req.version, ClientName: req.client,
 			Scopes: scopes, ToolCount: count, Connection: s.conn,
 		}
-		s.mu.Lock()
-		if !req.modern && s.canElicit {
+		if !req.modern && s.canElicit.Load() {
 			ci.Ask = s.ask
 		}
-		s.mu.Unlock()
 		if req.elicit {
 			ci.Rounds = &dispatch.Rounds{
 				Answer: m.Params.Get("inputResponses." + dispatch.ApproveInput + ".action").Str,
