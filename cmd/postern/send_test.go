@@ -299,6 +299,31 @@ func TestDraftReplyLandsInThread(t *testing.T) {
 	if got := imapMessages(t, mb.user, "Drafts"); len(got) != 1 {
 		t.Fatalf("Drafts holds %d messages after a replay, want 1", len(got))
 	}
+	// A forward: Fwd: once, the original's text after the agent's, threaded by References only.
+	fwdTo := smtptest.Addr("fwd")
+	fargs := map[string]any{"forward": idB, "to": []any{fwdTo}, "body": "For your calendar."}
+	prep, text, isErr = call(t, cs, "mail_draft", fargs)
+	if isErr {
+		t.Fatalf("mail_draft forward: %s", text)
+	}
+	if _, text, isErr := call(t, cs, "mail_draft_commit", with(fargs, "token", prep["token"])); isErr {
+		t.Fatalf("mail_draft_commit forward: %s", text)
+	}
+	var fwd *mail.Message
+	for _, raw := range imapMessages(t, mb.user, "Drafts") {
+		if m, err := mail.ReadMessage(bytes.NewReader(raw)); err == nil && strings.HasPrefix(m.Header.Get("Subject"), "Fwd:") {
+			fwd = m
+		}
+	}
+	if fwd == nil {
+		t.Fatal("no forward in Drafts")
+	}
+	fb, _ := bufio.NewReader(fwd.Body).Peek(1 << 12)
+	if fwd.Header.Get("Subject") != "Fwd: Re: Lunch on Friday?" || !slices.Equal(addrsOf(t, fwd.Header, "To"), sorted(fwdTo)) ||
+		!bytes.Contains(fb, []byte("For your calendar.")) || !bytes.Contains(fb, []byte("Friday works. Erin joins.")) ||
+		!strings.Contains(fwd.Header.Get("References"), mb.threadB) {
+		t.Errorf("forward: %v\n%s", fwd.Header, fb)
+	}
 }
 
 var refusalRE = regexp.MustCompile(`^This approval token is not valid for this action`)
