@@ -124,7 +124,7 @@ type Server struct {
 	serverInfo     json.RawMessage
 	serverInfoMeta json.RawMessage
 
-	conn      string // this connection's identity, for approval tokens
+	conn      string      // this connection's identity, for approval tokens
 	canElicit atomic.Bool // the legacy client declared form elicitation
 	asked     map[string]chan gjson.Result
 	askSeq    int
