@@ -433,9 +433,8 @@ func TestSendPrepareCommit(t *testing.T) {
 	checkAudit(t, mb, prep["token"].(string), "12 Rue de la Paix")
 }
 
-// checkAudit reads the audit log of mb's HOME.
-func checkAudit(t *testing.T, mb *mailbox, token, bodyText string) {
-	t.Helper()
+// auditLog is everything the audit log of mb's HOME holds.
+func (mb *mailbox) auditLog() []byte {
 	var state string
 	for _, e := range mb.env {
 		if v, ok := strings.CutPrefix(e, "XDG_STATE_HOME="); ok {
@@ -448,6 +447,13 @@ func checkAudit(t *testing.T, mb *mailbox, token, bodyText string) {
 		b, _ := os.ReadFile(f)
 		all = append(all, b...)
 	}
+	return all
+}
+
+// checkAudit reads the audit log of mb's HOME.
+func checkAudit(t *testing.T, mb *mailbox, token, bodyText string) {
+	t.Helper()
+	all := mb.auditLog()
 	if bytes.Contains(all, []byte(token)) || bytes.Contains(all, []byte(bodyText)) {
 		t.Fatalf("the audit log holds the token or the body text")
 	}
@@ -804,20 +810,9 @@ func TestSendUnknownOutcome(t *testing.T) {
 	if got := imapMessages(t, mb.user, "Sent"); len(got) != 0 {
 		t.Fatalf("a copy of a message of unknown fate was saved in Sent")
 	}
-	var state string
-	for _, e := range mb.env {
-		if v, ok := strings.CutPrefix(e, "XDG_STATE_HOME="); ok {
-			state = v
-		}
-	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		files, _ := filepath.Glob(filepath.Join(state, "postern", "audit", "*.jsonl"))
-		var all []byte
-		for _, f := range files {
-			b, _ := os.ReadFile(f)
-			all = append(all, b...)
-		}
+		all := mb.auditLog()
 		if bytes.Contains(all, []byte(`"outcome":"unknown"`)) {
 			break
 		}

@@ -3,6 +3,8 @@ package approval
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -88,23 +90,5 @@ func TestQueueEnds(t *testing.T) {
 }
 
 func replacePID(s string, pid int) string {
-	return replaceOnce(s, `"pid": `+itoa(pid), `"pid": 4194304`)
-}
-
-func itoa(n int) string {
-	b := []byte{}
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
-}
-
-func replaceOnce(s, old, new string) string {
-	for i := 0; i+len(old) <= len(s); i++ {
-		if s[i:i+len(old)] == old {
-			return s[:i] + new + s[i+len(old):]
-		}
-	}
-	return s
+	return strings.Replace(s, `"pid": `+strconv.Itoa(pid), `"pid": 4194304`, 1)
 }

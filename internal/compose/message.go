@@ -177,19 +177,27 @@ func (m Message) Preview() Preview {
 	if m.quoted && m.ownEnd <= len(m.Body) {
 		own = m.Body[:m.ownEnd]
 	}
-	own = strings.TrimRight(own, "\r\n")
-	if own == "" {
-		return p
+	p.BodyLines = FirstLines(own)
+	return p
+}
+
+// FirstLines is what a preview shows of a text: its first 8 lines, each cut at
+// 200 characters, without the line ends; none for an empty text.
+func FirstLines(text string) []string {
+	out := []string{}
+	text = strings.TrimRight(text, "\r\n")
+	if text == "" {
+		return out
 	}
-	lines := strings.SplitN(own, "\n", 9)
+	lines := strings.SplitN(text, "\n", 9)
 	for _, l := range lines[:min(8, len(lines))] {
 		l = strings.TrimSuffix(l, "\r")
 		if utf8.RuneCountInString(l) > 200 {
 			l = string([]rune(l)[:200])
 		}
-		p.BodyLines = append(p.BodyLines, l)
+		out = append(out, l)
 	}
-	return p
+	return out
 }
 
 func displayAll(list []Address) []string {

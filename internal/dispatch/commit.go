@@ -86,9 +86,6 @@ type Approvals struct {
 // SetApprovals makes prepare/commit pairs work; without it they refuse.
 func (r *Registry) SetApprovals(a *Approvals) { r.approvals = a }
 
-// errRefused is the one sentence of every token refusal.
-var errRefused = approval.ErrRefused
-
 // ref is the short public reference of a token: it ties the prepare and
 // commit lines of the audit log and names a held commit, and says nothing of
 // the token itself.
@@ -146,7 +143,7 @@ func (r *Registry) prepared(ctx context.Context, t *Tool, act *generated.Action)
 // the effect needs it, and only then runs the action.
 func (r *Registry) committed(ctx context.Context, t *Tool, pc *generated.PendingCommit) *Result {
 	refusal := func() *Result {
-		res := errorResult("%s", sentence(errRefused.Error()))
+		res := errorResult("%s", sentence(approval.ErrRefused.Error()))
 		res.approval, res.outcome = ref(pc.Token), "refused"
 		return res
 	}

@@ -626,7 +626,7 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		if !req.modern && s.canElicit.Load() {
 			ci.Ask = s.ask
 		}
-		if req.elicit {
+		if req.elicit && tool.Spec.Phase != "" { // only the halves of a pair read the round
 			ci.Rounds = &dispatch.Rounds{
 				Answer: m.Params.Get("inputResponses." + dispatch.ApproveInput + ".action").Str,
 				State:  m.Params.Get("requestState").Str,

@@ -89,10 +89,9 @@ func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftA
 	p := &generated.Prepared{
 		Action: "send the saved draft " + a.ID, From: d.from, To: d.to, Cc: d.cc, Bcc: d.bcc,
 		Subject: d.subject, InReplyTo: d.inReplyTo, BodyDigest: "sha256:" + hex.EncodeToString(sum[:]),
-		BodyLines: firstLines(d.text, 8),
 	}
 	if b, err := st.Body(ctx, r.ID); err == nil {
-		p.BodyLines = firstLines(b.Text, 8) // decoded, as synced
+		p.BodyLines = compose.FirstLines(b.Text) // decoded, as synced
 	}
 	n := len(raw)
 	p.BodyLength = &n
@@ -304,19 +303,6 @@ func preview(m compose.Message, action string) *generated.Prepared {
 	return p
 }
 
-func firstLines(s string, n int) []string {
-	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	for i, l := range lines {
-		if len(l) > 200 {
-			lines[i] = l[:200] + "…"
-		}
-	}
-	return lines
-}
-
 // dialIMAP logs in to an account's IMAP server.
 func dialIMAP(ctx context.Context, acct config.Account) (*imapclient.Client, error) {
 	return imapsync.Dial(ctx, mailsync.IMAPAccount(acct))
@@ -497,8 +483,8 @@ func fetchRaw(ctx context.Context, acct config.Account, r *store.Row) ([]byte, e
 }
 
 type draftInfo struct {
-	from, fromAddr, subject, inReplyTo, text string
-	to, cc, bcc, rcpts                       []string
+	from, fromAddr, subject, inReplyTo string
+	to, cc, bcc, rcpts                 []string
 }
 
 // readDraft reads what a saved draft would do: its sender (one of the
@@ -550,9 +536,6 @@ func readDraft(raw []byte, own []compose.Address) (*draftInfo, error) {
 	if len(d.rcpts) == 0 {
 		return nil, errors.New("the draft has no recipients; add them in a mail program or write a new message with mail_send")
 	}
-	body := new(bytes.Buffer)
-	body.ReadFrom(m.Body)
-	d.text = body.String()
 	return d, nil
 }
 
