@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
 // Entry is what a host runs to start postern.
@@ -168,7 +171,10 @@ func lookPath(name string) (string, error) {
 	return filepath.Abs(p)
 }
 
-// shellJoin quotes words for a POSIX shell, only where needed.
+// shellJoin quotes words for a POSIX shell, only where needed. It is only ever shown to a
+// person (the commands run are argv), so a word holding a character a terminal would act on
+// or hide is written in bash's $'…' quoting with termsafe's escapes: safe to print, and the
+// same word when pasted into zsh or bash (4.2 or later).
 func shellJoin(words []string) string {
 	out := make([]string, len(words))
 	for i, w := range words {
@@ -190,6 +196,9 @@ func shellQuote(w string) string {
 	}
 	if plain {
 		return w
+	}
+	if !utf8.ValidString(w) || strings.IndexFunc(w, func(c rune) bool { return c != '\\' && termsafe.Unsafe(c) }) >= 0 {
+		return "$'" + strings.ReplaceAll(termsafe.Line(w), "'", `\'`) + "'"
 	}
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }

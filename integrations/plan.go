@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/postern-mcp/postern/integrations/fileedit"
+	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
 // Step is one thing a plan does.
@@ -240,11 +241,13 @@ func sameJSON(a, b []byte) bool {
 }
 
 // Describe writes what the plan does, as the person reads it before saying yes:
-// the exact commands, or the whole new file.
+// the exact commands, or the whole new file. The file holds whatever the host's
+// file held, and paths and names come from the environment and the flags, so
+// every line is escaped for the terminal (termsafe; a file's tabs are kept).
 func (p *Plan) Describe(w io.Writer) {
-	fmt.Fprintf(w, "%s %s:\n", p.Action, p.Host.ID)
+	fmt.Fprintf(w, "%s %s:\n", p.Action, termsafe.Line(p.Host.ID))
 	if p.Current {
-		fmt.Fprintf(w, "  %s\n", p.Note)
+		fmt.Fprintf(w, "  %s\n", termsafe.Line(p.Note))
 		return
 	}
 	for _, s := range p.Steps {
@@ -252,18 +255,18 @@ func (p *Plan) Describe(w io.Writer) {
 		case s.Run != nil:
 			fmt.Fprintf(w, "  run: %s\n", shellJoin(s.Run))
 		case s.Write != "":
-			fmt.Fprintf(w, "  write %s:\n", s.Write)
+			fmt.Fprintf(w, "  write %s:\n", termsafe.Line(s.Write))
 			for _, l := range strings.SplitAfter(string(s.Data), "\n") {
 				if l != "" {
-					fmt.Fprintf(w, "    %s", strings.TrimRight(l, "\r\n")+"\n")
+					fmt.Fprintf(w, "    %s\n", termsafe.Text(strings.TrimRight(l, "\r\n")))
 				}
 			}
 		case s.Print != "":
-			fmt.Fprint(w, s.Print)
+			fmt.Fprint(w, termsafe.Text(s.Print))
 		}
 	}
 	if p.Note != "" {
-		fmt.Fprintf(w, "  %s\n", p.Note)
+		fmt.Fprintf(w, "  %s\n", termsafe.Line(p.Note))
 	}
 }
 
@@ -286,7 +289,7 @@ func Apply(ctx context.Context, p *Plan, stateFile string, out io.Writer) error 
 				}
 				return err
 			}
-			fmt.Fprintf(out, "%s: ran %s\n", p.Host.ID, shellJoin(s.Run))
+			fmt.Fprintf(out, "%s: ran %s\n", termsafe.Line(p.Host.ID), shellJoin(s.Run))
 		case s.Write != "":
 			changed, backup, err := fileedit.WriteFile(s.Write, s.Data, 0o600, stateFile)
 			if err != nil {
@@ -297,14 +300,14 @@ func Apply(ctx context.Context, p *Plan, stateFile string, out io.Writer) error 
 				if backup != "" {
 					msg += " (the previous version is kept in " + backup + ")"
 				}
-				fmt.Fprintln(out, msg)
+				fmt.Fprintln(out, termsafe.Line(msg))
 			}
 		case s.Print != "":
-			fmt.Fprint(out, s.Print)
+			fmt.Fprint(out, termsafe.Text(s.Print))
 		}
 	}
 	if p.Note != "" && p.Action == "setup" {
-		fmt.Fprintln(out, p.Note)
+		fmt.Fprintln(out, termsafe.Line(p.Note))
 	}
 	return nil
 }

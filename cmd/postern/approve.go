@@ -17,6 +17,7 @@ import (
 	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
 // approvalQueue is where postern mcp holds commits for postern approve.
@@ -111,7 +112,7 @@ func cmdApprove(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 				rows = append(rows, row{h.Code, h.Ref, h.Tool, h.Account, h.Client, h.Created.Format(time.RFC3339), h.Expires.UTC().Format(time.RFC3339), h.Text})
 			}
 			b, _ := json.MarshalIndent(rows, "", "  ")
-			fmt.Fprintln(stdout, string(b))
+			fmt.Fprintln(stdout, string(termsafe.JSON(b)))
 			return nil
 		}
 		if len(held) == 0 {
@@ -160,15 +161,18 @@ func cmdApprove(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	return nil
 }
 
+// printHeld shows a held action. Its preview holds what an agent wrote (recipients, subject,
+// the first lines of the body) and the client's own name: every field is escaped (termsafe),
+// and the preview's lines, which postern laid out, are each escaped as one line.
 func printHeld(w io.Writer, h approval.Held) {
 	left := time.Until(h.Expires).Round(time.Second)
 	who := ""
 	if h.Client != "" {
-		who = " asked by " + h.Client
+		who = " asked by " + termsafe.Line(h.Client)
 	}
-	fmt.Fprintf(w, "[%s] %s for account %s%s (waits %v more; audit ref %s)\n", h.Code, h.Tool, h.Account, who, left, h.Ref)
+	fmt.Fprintf(w, "[%s] %s for account %s%s (waits %v more; audit ref %s)\n", termsafe.Line(h.Code), termsafe.Line(h.Tool), termsafe.Line(h.Account), who, left, termsafe.Line(h.Ref))
 	for _, l := range strings.Split(h.Text, "\n") {
-		fmt.Fprintf(w, "    %s\n", l)
+		fmt.Fprintf(w, "    %s\n", termsafe.Line(l))
 	}
 	fmt.Fprintln(w)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/postern-mcp/postern/integrations"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
 const integrationsUsage = `Usage:
@@ -249,7 +251,9 @@ func printReport(w io.Writer, r integrations.Report) {
 	case !r.OK:
 		state = "PROBLEM"
 	}
-	fmt.Fprintf(w, "%s (%s): %s\n", r.Name, r.Host, state)
+	// A detail quotes what a host's file holds and what the program it names answered: every
+	// field is escaped (termsafe) so that none can forge a line or drive the terminal.
+	fmt.Fprintf(w, "%s (%s): %s\n", termsafe.Line(r.Name), termsafe.Line(r.Host), state)
 	if r.Skipped {
 		return
 	}
@@ -258,10 +262,10 @@ func printReport(w io.Writer, r integrations.Report) {
 		if !c.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(w, "  %-10s %-4s %s\n", c.Check, mark, c.Detail)
+		fmt.Fprintf(w, "  %-10s %-4s %s\n", termsafe.Line(c.Check), mark, termsafe.Line(c.Detail))
 	}
 	if r.Fix != "" {
-		fmt.Fprintf(w, "  fix: %s\n", r.Fix)
+		fmt.Fprintf(w, "  fix: %s\n", termsafe.Line(r.Fix))
 	}
 }
 
@@ -309,7 +313,7 @@ func listHosts(env *integrations.Env, o *integrations.Options, onlyFound, asJSON
 		if cfg == "" {
 			cfg = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, found, reg, cfg)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(r.ID), termsafe.Line(r.Kind), found, reg, termsafe.Line(cfg))
 	}
 	return tw.Flush()
 }
@@ -329,8 +333,15 @@ func planJSON(p *integrations.Plan) any {
 	return map[string]any{"host": p.Host.ID, "action": p.Action, "path": p.Path, "current": p.Current, "manual": p.Manual, "note": p.Note, "steps": steps}
 }
 
+// writeJSON writes v indented; termsafe.JSON escapes the DEL, C1 and bidi characters that
+// encoding/json leaves raw, so the output decodes to the same value and prints safely.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }

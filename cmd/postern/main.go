@@ -26,6 +26,7 @@ import (
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/mcp"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 )
 
@@ -124,7 +125,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, &ee):
 		return ee.code
 	default:
-		fmt.Fprintln(stderr, "postern: "+err.Error())
+		// An error may quote a server's answer, a host's output or a file's contents.
+		fmt.Fprintln(stderr, "postern: "+termsafe.Text(err.Error()))
 		return 1
 	}
 }
@@ -209,7 +211,7 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		}
 	}
 	if _, err := watcher.Get(); err != nil {
-		fmt.Fprintf(stderr, "postern: %v\n", err)
+		fmt.Fprintf(stderr, "postern: %s\n", termsafe.Text(err.Error()))
 	}
 	return svc, reg, grant, nil
 }
@@ -328,7 +330,7 @@ func cmdCatalog(args []string, stdout, stderr io.Writer) error {
 	var ps catalog.Problems
 	if errors.As(err, &ps) {
 		for _, p := range ps {
-			fmt.Fprintln(stderr, p.String())
+			fmt.Fprintln(stderr, termsafe.Text(p.String()))
 		}
 		fmt.Fprintf(stderr, "postern: the catalog has %d problem(s); fix them, then run go generate ./...\n", len(ps))
 		return exitError{1}

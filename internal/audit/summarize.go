@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -18,12 +17,21 @@ const (
 )
 
 // Summarize returns what the log keeps of a call's arguments. A value whose key is in freeText
-// (at any depth) becomes {"length": N}, N its size in bytes (a string's UTF-8, anything else's
-// JSON); every other string, keys included, goes through mask and is then cut to MaxStringRunes;
-// numbers and booleans are kept unless mask changes how they read; arrays and objects are
-// summarised the same way down to MaxDepth. A nil mask replaces every digit with '#'.
+// (at any depth), or a top-level one the catalog makes free text in any tool, becomes
+// {"length": N}, N its size in bytes (a string's UTF-8, anything else's JSON). A top-level value that carries no stranger's text by what the catalog's input schemas
+// say of its name is kept as it was: a boolean, a whole number where the catalog has an
+// integer, a string among the catalog's enum or matching its pattern (message ids, cursors,
+// page names), each such item of an array; in the query, the operators after: before: larger:
+// smaller: is: has: (see query). Every other string, keys included, goes through mask, then
+// has each run of 4+ digits of any script hidden (hideLongDigits), and is cut to
+// MaxStringRunes; other numbers are kept unless that changes how they read; arrays and objects
+// are summarised the same way down to MaxDepth. A nil mask replaces every digit with '#'.
 func Summarize(args map[string]any, freeText map[string]bool, mask func(string) string) map[string]any {
-	s := summarizer{freeText: freeText, mask: mask}
+	return summarize(args, freeText, mask, catalogArgs())
+}
+
+func summarize(args map[string]any, freeText map[string]bool, mask func(string) string, known map[string]*arg) map[string]any {
+	s := summarizer{freeText: freeText, mask: mask, known: known}
 	if s.mask == nil {
 		s.mask = hideDigits
 	}
@@ -34,18 +42,20 @@ func Summarize(args map[string]any, freeText map[string]bool, mask func(string) 
 	return out
 }
 
-// ErrorText is what the log keeps of a refusal or failure sentence: masked, then cut to
-// MaxErrorRunes. A nil mask replaces every digit with '#'.
+// ErrorText is what the log keeps of a refusal or failure sentence: masked, each run of 4+
+// digits of any script hidden, then cut to MaxErrorRunes. A nil mask replaces every digit
+// with '#'.
 func ErrorText(msg string, mask func(string) string) string {
 	if mask == nil {
 		mask = hideDigits
 	}
-	return cut(mask(msg), MaxErrorRunes)
+	return cut(hideLongDigits(mask(msg)), MaxErrorRunes)
 }
 
 type summarizer struct {
 	freeText map[string]bool
 	mask     func(string) string
+	known    map[string]*arg // top-level arguments by name, from the catalog
 }
 
 func (s summarizer) value(v any, depth int) any {
@@ -77,7 +87,7 @@ func (s summarizer) value(v any, depth int) any {
 	case map[string]any:
 		return s.object(v, depth)
 	case []any:
-		return s.array(v, depth)
+		return s.array(v, depth, nil)
 	}
 	// Any other type (typed maps, slices, structs, json.RawMessage): read it back as plain JSON.
 	b, err := json.Marshal(v)
@@ -93,11 +103,14 @@ func (s summarizer) value(v any, depth int) any {
 	return s.value(plain, depth)
 }
 
-func (s summarizer) str(v string) string { return cut(s.mask(v), MaxStringRunes) }
+// masked is v through the mask and the digit rule.
+func (s summarizer) masked(v string) string { return hideLongDigits(s.mask(v)) }
+
+func (s summarizer) str(v string) string { return cut(s.masked(v), MaxStringRunes) }
 
 // number keeps n unless the mask would change how it reads (a code sent as a number).
 func (s summarizer) number(text string, n any) any {
-	if m := s.mask(text); m != text {
+	if m := s.masked(text); m != text {
 		return cut(m, MaxStringRunes)
 	}
 	return n
@@ -118,8 +131,16 @@ func (s summarizer) object(m map[string]any, depth int) any {
 			out["…more"] = len(keys) - MaxKeys
 			break
 		}
-		if s.freeText[k] {
+		a := s.known[k]
+		if depth > 0 {
+			a = nil // only top-level arguments are the catalog's
+		}
+		if s.freeText[k] || a != nil && a.free {
 			out[s.str(k)] = lengthOf(m[k])
+			continue
+		}
+		if a != nil {
+			out[s.str(k)] = s.typed(a, m[k], depth+1)
 			continue
 		}
 		out[s.str(k)] = s.value(m[k], depth+1)
@@ -127,7 +148,22 @@ func (s summarizer) object(m map[string]any, depth int) any {
 	return out
 }
 
-func (s summarizer) array(a []any, depth int) any {
+// typed summarises v, the value of a top-level argument the catalog describes as a.
+func (s summarizer) typed(a *arg, v any, depth int) any {
+	if kept, ok := a.keep(v); ok {
+		return kept
+	}
+	if q, ok := v.(string); ok && a.query {
+		return s.query(q)
+	}
+	if items, ok := v.([]any); ok && a.items != nil {
+		return s.array(items, depth, a.items)
+	}
+	return s.value(v, depth)
+}
+
+// array summarises a; item, when not nil, is what the catalog says of its items.
+func (s summarizer) array(a []any, depth int, item *arg) any {
 	if depth >= MaxDepth {
 		return lengthOf(a)
 	}
@@ -136,6 +172,10 @@ func (s summarizer) array(a []any, depth int) any {
 		if i == MaxItems {
 			out = append(out, map[string]any{"more": len(a) - MaxItems})
 			break
+		}
+		if item != nil {
+			out = append(out, s.typed(item, v, depth+1))
+			continue
 		}
 		out = append(out, s.value(v, depth+1))
 	}
@@ -167,15 +207,6 @@ func cut(s string, n int) string {
 		count++
 	}
 	return s[:i] + "…"
-}
-
-func hideDigits(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return '#'
-		}
-		return r
-	}, s)
 }
 
 // IDsFrom collects, in document order and without repeats, every string value under a key "id"

@@ -51,14 +51,14 @@ func TestSummarizeFreeTextByLengthOnly(t *testing.T) {
 func TestSummarizeCutsAndMasks(t *testing.T) {
 	long := strings.Repeat("é", 300)
 	got := Summarize(map[string]any{
-		"query":   "from:bank 482 913 subject:code",
-		"subject": strings.Repeat("a", 60) + "482913",          // code across the cut
-		"late":    strings.Repeat("b", 200) + " code 48-29-13", // code beyond the cut
-		"long":    long,
-		"limit":   float64(50),
-		"pin":     float64(482913), // a code sent as a number
-		"unread":  true,
-		"nested":  map[string]any{"to": []any{"Code 482913 <x@example.com>", long}},
+		"query":  "from:bank 482 913 subject:code",
+		"title":  strings.Repeat("a", 60) + "482913",          // code across the cut
+		"late":   strings.Repeat("b", 200) + " code 48-29-13", // code beyond the cut
+		"long":   long,
+		"limit":  float64(50),
+		"pin":    float64(482913), // a code sent as a number
+		"unread": true,
+		"nested": map[string]any{"to": []any{"Code 482913 <x@example.com>", long}},
 	}, nil, codeMask)
 	s := encode(t, got)
 	for _, leak := range []string{"482", "913", "48-29", strings.Repeat("é", 64)} {
@@ -75,8 +75,8 @@ func TestSummarizeCutsAndMasks(t *testing.T) {
 	if l := got["long"].(string); utf8.RuneCountInString(l) != MaxStringRunes || !strings.HasSuffix(l, "…") {
 		t.Errorf("long string kept as %d runes %q", utf8.RuneCountInString(l), l)
 	}
-	if got["subject"] != strings.Repeat("a", 60)+"[co…" {
-		t.Errorf("subject = %q; the mask must run before the cut", got["subject"])
+	if got["title"] != strings.Repeat("a", 60)+"[co…" {
+		t.Errorf("title = %q; the mask must run before the cut", got["title"])
 	}
 }
 
