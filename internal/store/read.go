@@ -248,12 +248,23 @@ func (f *Filter) tablesFor(t search.Term) []string {
 
 // exprFor is term i's expression in table: its expanded prefix when
 // expandPrefixes found one, else ftsExpr.
+//
+// Without read:bodies a word without a field is not looked for in attachment names: the names
+// are shown only with read:bodies (mail_attachments, mail_show), and a search must not tell
+// what a tool would not show (generated/docs/scopes.md states the rule).
 func (f *Filter) exprFor(table string, i int, t search.Term) string {
-	if e, ok := f.exprs[exprKey{table, i}]; ok {
-		return e
+	e, ok := f.exprs[exprKey{table, i}]
+	if !ok {
+		e = ftsExpr(t)
 	}
-	return ftsExpr(t)
+	if table == "meta_fts" && t.Field == "" && !f.Bodies && e != "" {
+		e = "{" + metaColumnsWithoutAttachments + "} : " + e
+	}
+	return e
 }
+
+// metaColumnsWithoutAttachments are the columns of meta_fts a search without read:bodies reads.
+const metaColumnsWithoutAttachments = "subject from_addr to_addr cc_addr"
 
 // maxExpansion is the most words a prefix is expanded to; a prefix starting
 // more words is left to FTS5.

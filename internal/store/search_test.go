@@ -330,13 +330,13 @@ func phraseIn(seq, words []string, prefix bool) bool {
 }
 
 // termHits reports whether t's words are in m: in its field, or for a plain
-// term in any meta field, or (bodies) in the body.
+// term in any meta field, or (bodies) in the attachment names and the body.
 func termHits(t mTerm, m *modelMsg, bodies bool) bool {
 	if t.field != "" {
 		return phraseIn(m.toks[fieldOf[t.field]], t.words, t.prefix)
 	}
 	for f := range nFields {
-		if f == fBody && !bodies {
+		if (f == fBody || f == fAtt) && !bodies {
 			continue
 		}
 		if phraseIn(m.toks[f], t.words, t.prefix) {
