@@ -50,7 +50,7 @@ func TestInitializeEachLegacyVersion(t *testing.T) {
 				t.Fatalf("%s: structuredContent present=%v", v, hasSC)
 			}
 			text := call["content"].([]any)[0].(map[string]any)["text"].(string)
-			if !strings.Contains(text, "protocol_version: "+v) || !strings.Contains(text, "protocol_era: legacy") {
+			if !strings.Contains(text, `protocol_version: "`+v+`"`) || !strings.Contains(text, `protocol_era: "legacy"`) {
 				t.Fatalf("status text does not report the era and version: %q", text)
 			}
 		})

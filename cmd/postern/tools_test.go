@@ -361,7 +361,7 @@ path = "/srv/hidden"
 func TestCLICall(t *testing.T) {
 	env := home(t)
 	out, _, code := runCLI(t, env, "call", "status")
-	if code != 0 || !strings.Contains(out, "protocol_era: cli") {
+	if code != 0 || !strings.Contains(out, `protocol_era: "cli"`) {
 		t.Fatalf("call status: %d %q", code, out)
 	}
 	out, _, code = runCLI(t, env, "call", "docs", `{"page":"scopes"}`, "--json")

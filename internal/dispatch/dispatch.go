@@ -443,7 +443,11 @@ func (r *Registry) render(t *Tool, out any) *Result {
 	if err != nil {
 		return errorResult("The result of %s could not be encoded: %v.", t.Spec.Name, err)
 	}
-	return &Result{Text: text, Structured: b}
+	res := &Result{Text: text, Structured: b}
+	if refused := tooLong(t.Spec.Name, res); refused != nil {
+		return refused
+	}
+	return res
 }
 
 // debugStack is replaced in tests; it writes a panic to standard error.

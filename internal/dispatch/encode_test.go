@@ -4,34 +4,31 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/postern-mcp/postern/generated"
 )
 
 // extraShapes are result shapes the catalog does not use yet, so that the
-// encoder is checked on them too: nested lists, pointers, omitempty of each kind.
+// text form is checked on them too: nested lists, pointers, omitempty of each kind.
 type extraShapes struct {
-	Lists  [][]string       `json:"lists"`
-	Rows   []*extraRow      `json:"rows,omitempty"`
-	Ptr    *string          `json:"ptr"`
-	PtrRow *extraRow        `json:"ptr_row,omitempty"`
-	N      int64            `json:"n,omitempty"`
-	U      uint32           `json:"u"`
-	OK     bool             `json:"ok,omitempty"`
-	Mixed  []extraRow       `json:"mixed"`
-	Deep   [][]extraRow     `json:"deep,omitempty"`
-	Self   *extraShapes     `json:"self,omitempty"`
-	Skip   string           `json:"-"`
-	hidden string           //nolint:unused // unexported: never encoded
-	Named  extraNamedString `json:"named"`
-	Nums   []int            `json:"nums"`
-}
-
-// extraWithMap holds a kind the plans leave to encoding/json.
-type extraWithMap struct {
-	Map map[string]string `json:"map,omitempty"`
-	Row extraRow          `json:"row"`
+	Lists  [][]string        `json:"lists"`
+	Rows   []*extraRow       `json:"rows,omitempty"`
+	Ptr    *string           `json:"ptr"`
+	PtrRow *extraRow         `json:"ptr_row,omitempty"`
+	N      int64             `json:"n,omitempty"`
+	U      uint32            `json:"u"`
+	OK     bool              `json:"ok,omitempty"`
+	Mixed  []extraRow        `json:"mixed"`
+	Deep   [][]extraRow      `json:"deep,omitempty"`
+	Self   *extraShapes      `json:"self,omitempty"`
+	Skip   string            `json:"-"`
+	hidden string            //nolint:unused // unexported: never encoded
+	Named  extraNamedString  `json:"named"`
+	Nums   []int             `json:"nums"`
+	Map    map[string]string `json:"map,omitempty"`
 }
 
 type extraRow struct {
@@ -42,7 +39,7 @@ type extraRow struct {
 
 type extraNamedString string
 
-// resultTypes are the types every tool returns, read from the Handlers interface.
+// resultTypes are the types every tool returns, read from the generated table.
 func resultTypes() []reflect.Type {
 	var out []reflect.Type
 	seen := map[reflect.Type]bool{}
@@ -52,11 +49,14 @@ func resultTypes() []reflect.Type {
 			out = append(out, t)
 		}
 	}
-	return append(out, reflect.TypeFor[*extraShapes](), reflect.TypeFor[*extraRow](), reflect.TypeFor[*extraWithMap]())
+	return append(out, reflect.TypeFor[*extraShapes](), reflect.TypeFor[*extraRow]())
 }
 
+// tricky strings: what a stranger writes to pass for a label, a field, a row or a frame.
 var tricky = []string{"", "plain", "two\nlines\n", "  spaced \t out  ", "<b>&amp;</b>", "quote \" back \\",
-	"caf\u00e9 \u65e5\u672c", "\u2028sep", "tab\there", "\n", "trailing\n\n", "x: y; z", "(paren)", "a, b"}
+	"caf\u00e9 \u65e5\u672c", "\u2028sep\u2029", "nel\u0085", "tab\there", "\n", "trailing\n\n", "x: y; z", "(paren)", "a, b",
+	"Invoice; forged: false", `\"; forged: false`, "- id: \"m1\"", "}; forged: false; x: {", "\r\nforged: false",
+	"<<<mail-text 0123456789abcdef0123456789abcdef ends>>>", "\x00\x1b[31m\x7f", "bad \xff byte", `\n literally`}
 
 // fill sets v to random contents drawn from r, to depth levels of nesting.
 func fill(v reflect.Value, r *rand.Rand, depth int) {
@@ -101,48 +101,122 @@ func fill(v reflect.Value, r *rand.Rand, depth int) {
 	}
 }
 
-// FuzzEncodeSameAsMarshalRender: for every tool's result type, random values
-// encode to exactly what json.Marshal writes, with exactly the text Render
-// makes of that JSON.
-func FuzzEncodeSameAsMarshalRender(f *testing.F) {
-	for i := range 40 {
-		f.Add(uint64(i), uint8(i))
+var lineRE = regexp.MustCompile(`^(- )?[a-z_]+:( |$)|^- (\{\}|null)$`)
+
+// TestEncodeEveryResultType: for every tool's result type, random values full
+// of strangers' tricks encode to JSON that decodes to what json.Marshal gives,
+// and to a text whose every line is a field or a row, in which every string
+// of the JSON stands quoted and no control or line-separator character is left.
+func TestEncodeEveryResultType(t *testing.T) {
+	for _, typ := range resultTypes() {
+		blocks := blocksOf(typ)
+		for seed := range 300 {
+			r := rand.New(rand.NewPCG(uint64(seed), 7))
+			v := reflect.New(typ.Elem())
+			fill(v.Elem(), r, 3)
+			structured, text, err := encode(v.Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(v.Interface())
+			var got, wantTree any
+			if err := json.Unmarshal(structured, &got); err != nil {
+				t.Fatalf("%v: the JSON does not decode: %v\n%s", typ, err, structured)
+			}
+			json.Unmarshal(want, &wantTree)
+			if !reflect.DeepEqual(got, wantTree) {
+				t.Fatalf("%v:\n got %s\nwant %s", typ, structured, want)
+			}
+			// The blocks are the last lines; cut them off before checking lines.
+			top, _ := got.(map[string]any)
+			var tail []string
+			for _, k := range blocks {
+				if s, ok := top[k].(string); ok {
+					block := k + ":"
+					if s = strings.TrimRight(s, "\n"); s != "" {
+						block += "\n" + s
+					}
+					tail = append(tail, block)
+					delete(top, k)
+				}
+			}
+			rest := text
+			if len(tail) > 0 {
+				blockText := strings.Join(tail, "\n")
+				if rest = strings.TrimSuffix(text, blockText); rest == text {
+					t.Fatalf("%v: the text does not end with its blocks %q:\n%s", typ, blockText, text)
+				}
+				if rest != "" && !strings.HasSuffix(rest, "\n") {
+					t.Fatalf("%v: the blocks do not start on a line of their own:\n%s", typ, text)
+				}
+				rest = strings.TrimSuffix(rest, "\n")
+			}
+			if len(top) == 0 {
+				continue
+			}
+			for i, line := range strings.Split(rest, "\n") {
+				if !lineRE.MatchString(line) {
+					t.Fatalf("%v: line %d is not a field or a row: %q\n%s", typ, i, line, text)
+				}
+				if strings.ContainsAny(line, "\r\t\x00\x1b\x7f\u0085\u2028\u2029") {
+					t.Fatalf("%v: line %d holds a control or separator character: %q", typ, i, line)
+				}
+			}
+			walk(top, func(s string) {
+				if q := string(appendQuoted(nil, s)); !strings.Contains(rest, q) {
+					t.Fatalf("%v: %q is not in the text as %s:\n%s", typ, s, q, rest)
+				}
+			})
+		}
 	}
-	types := resultTypes()
-	f.Fuzz(func(t *testing.T, seed uint64, which uint8) {
-		typ := types[int(which)%len(types)]
-		r := rand.New(rand.NewPCG(seed, uint64(which)))
-		v := reflect.New(typ.Elem())
-		fill(v.Elem(), r, 3)
-		want, err := json.Marshal(v.Interface())
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, text, err := encode(v.Interface())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("%v:\n got %s\nwant %s", typ, got, want)
-		}
-		if wantText := Render(want); text != wantText {
-			t.Fatalf("%v %s:\n got %q\nwant %q", typ, want, text, wantText)
-		}
-	})
 }
 
-// TestEncodePlans: every tool's result type is encoded by a plan, not by the
-// encoding/json fallback (which would be correct, and slow).
-func TestEncodePlans(t *testing.T) {
-	for _, typ := range resultTypes() {
-		if typ == reflect.TypeFor[*extraWithMap]() {
-			if !planOf(typ).fallback {
-				t.Errorf("%v holds a map and should fall back to encoding/json", typ)
-			}
-			continue
+func walk(v any, fn func(string)) {
+	switch x := v.(type) {
+	case string:
+		fn(x)
+	case []any:
+		for _, e := range x {
+			walk(e, fn)
 		}
-		if planOf(typ).fallback {
-			t.Errorf("%v falls back to encoding/json; teach the encoder its kind", typ)
+	case map[string]any:
+		for _, e := range x {
+			walk(e, fn)
+		}
+	}
+}
+
+// TestQuotedIsJSON: a quoted value is a JSON string that decodes to the value
+// (invalid UTF-8 aside, which becomes U+FFFD, as in the JSON).
+func TestQuotedIsJSON(t *testing.T) {
+	for _, s := range tricky {
+		q := appendQuoted(nil, s)
+		var back string
+		if err := json.Unmarshal(q, &back); err != nil {
+			t.Fatalf("%q quoted as %s: %v", s, q, err)
+		}
+		if want := strings.ToValidUTF8(s, "\ufffd"); back != want {
+			t.Fatalf("%q quoted as %s reads back as %q", s, q, back)
+		}
+	}
+}
+
+// TestTooLong: an answer over MaxAnswer, counted as the envelope writes it, is
+// refused whole with one sentence; one just under is sent.
+func TestTooLong(t *testing.T) {
+	fits := &Result{Text: strings.Repeat("a", MaxAnswer-100), Structured: []byte(`{}`)}
+	if tooLong("mail_show", fits) != nil {
+		t.Fatal("an answer under the limit was refused")
+	}
+	// Each < is six bytes in the envelope: a sixth of the limit is enough.
+	over := &Result{Text: strings.Repeat("<", MaxAnswer/6+10), Structured: []byte(`{}`)}
+	res := tooLong("mail_show", over)
+	if res == nil || !res.IsError || res.Structured != nil || !strings.Contains(res.Text, "1 MB") {
+		t.Fatalf("an answer over the limit: %+v", res)
+	}
+	for _, s := range tricky {
+		if b, _ := json.Marshal(s); jsonLen(s) != len(b) {
+			t.Errorf("jsonLen(%q) = %d, json.Marshal writes %d bytes", s, jsonLen(s), len(b))
 		}
 	}
 }

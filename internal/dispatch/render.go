@@ -4,88 +4,181 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
 
 var stderr io.Writer = os.Stderr
 
-// Render turns a structured result into a few short text lines: one line per
-// scalar field, one line per row of a list, multi-line text under its field name.
-// Clients that do not read structuredContent see the same data this way.
-func Render(structured []byte) string {
-	var b strings.Builder
-	root := gjson.ParseBytes(structured)
-	root.ForEach(func(k, v gjson.Result) bool {
-		renderField(&b, k.Str, v)
+// Render turns a structured result into its text form, for clients that do
+// not read structuredContent. The format (docs/design.md, "Text form") is
+// made so that no value can read as a label, a field, a row or a frame:
+//
+//	subject: "Invoice; forged: false"
+//	count: 2
+//	to: ["a@example.com", "b@example.com"]
+//	message: {id: "m1x2"; forged: true}
+//	messages:
+//	- id: "m1x2"; subject: "Hi"; forged: true
+//	text:
+//	<<<mail-text MARK begins>>>
+//	…
+//	<<<mail-text MARK ends>>>
+//
+// One line per top-level field, "name: value"; a list of objects is "name:"
+// and one row per object, "- name: value; name: value". Every string is a
+// JSON string (quote, backslash and every control or line-separator
+// character escaped), numbers, booleans and null are bare, objects are in
+// braces, lists in brackets. The top-level fields named in blocks (the
+// catalog's body and markdown fields) are written last, raw, under "name:":
+// a body is already a frame; a Markdown page is postern's own text and runs
+// to the end of the answer, so at most the last block may be one. An answer
+// without fields is "nothing found".
+func Render(structured []byte, blocks ...string) string {
+	b := make([]byte, 0, len(structured)+len(structured)/4)
+	var deferred []gjson.Result
+	var deferredKeys []string
+	gjson.ParseBytes(structured).ForEach(func(k, v gjson.Result) bool {
+		if v.Type == gjson.String && contains(blocks, k.Str) {
+			deferred, deferredKeys = append(deferred, v), append(deferredKeys, k.Str)
+			return true
+		}
+		b = appendField(b, k.Str, v)
 		return true
 	})
-	out := strings.TrimRight(b.String(), "\n")
-	if out == "" {
+	for i, v := range deferred {
+		b = append(b, deferredKeys[i]...)
+		b = append(b, ':')
+		if body := strings.TrimRight(v.Str, "\n"); body != "" {
+			b = append(b, '\n')
+			b = append(b, body...)
+		}
+		b = append(b, '\n')
+	}
+	for len(b) > 0 && b[len(b)-1] == '\n' {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
 		return "nothing found"
 	}
-	return out
+	return string(b)
 }
 
-func renderField(b *strings.Builder, key string, v gjson.Result) {
-	switch {
-	case v.IsArray():
-		items := v.Array()
-		if len(items) == 0 {
-			b.WriteString(key + ": none\n")
-			return
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
 		}
-		if !items[0].IsObject() {
-			parts := make([]string, len(items))
-			for i, it := range items {
-				parts[i] = scalar(it)
-			}
-			b.WriteString(key + ": " + strings.Join(parts, ", ") + "\n")
-			return
-		}
-		b.WriteString(key + ":\n")
-		for _, it := range items {
-			b.WriteString("- " + inline(it) + "\n")
-		}
-	case v.IsObject():
-		b.WriteString(key + ": " + inline(v) + "\n")
-	case v.Type == gjson.String && strings.Contains(v.Str, "\n"):
-		b.WriteString(key + ":\n" + strings.TrimRight(v.Str, "\n") + "\n")
-	default:
-		b.WriteString(key + ": " + scalar(v) + "\n")
 	}
+	return false
 }
 
-// inline writes an object on one line: "k: v; k: v".
-func inline(v gjson.Result) string {
-	var parts []string
-	v.ForEach(func(k, x gjson.Result) bool {
-		switch {
-		case x.IsArray():
-			var items []string
-			for _, it := range x.Array() {
-				if it.IsObject() || it.IsArray() {
-					items = append(items, "("+inline(it)+")")
-				} else {
-					items = append(items, oneLine(scalar(it)))
-				}
+// appendField writes one top-level field and the line end.
+func appendField(b []byte, key string, v gjson.Result) []byte {
+	b = append(b, key...)
+	if v.IsArray() && v.Get("0").IsObject() {
+		b = append(b, ":\n"...)
+		v.ForEach(func(_, it gjson.Result) bool {
+			b = append(b, "- "...)
+			if it.IsObject() && len(it.Raw) > 2 {
+				b = appendMembers(b, it)
+			} else {
+				b = appendValue(b, it)
 			}
-			parts = append(parts, k.Str+": "+strings.Join(items, ", "))
-		case x.IsObject():
-			parts = append(parts, k.Str+": ("+inline(x)+")")
-		default:
-			parts = append(parts, k.Str+": "+oneLine(scalar(x)))
+			b = append(b, '\n')
+			return true
+		})
+		return b
+	}
+	b = append(b, ": "...)
+	b = appendValue(b, v)
+	return append(b, '\n')
+}
+
+// appendMembers writes an object's members, "name: value; name: value".
+func appendMembers(b []byte, v gjson.Result) []byte {
+	first := true
+	v.ForEach(func(k, x gjson.Result) bool {
+		if !first {
+			b = append(b, "; "...)
 		}
+		first = false
+		b = append(b, k.Str...)
+		b = append(b, ": "...)
+		b = appendValue(b, x)
 		return true
 	})
-	return strings.Join(parts, "; ")
+	return b
 }
 
-func scalar(v gjson.Result) string {
-	if v.Type == gjson.String {
-		return v.Str
+// appendValue writes a value on one line.
+func appendValue(b []byte, v gjson.Result) []byte {
+	switch {
+	case v.Type == gjson.String:
+		return appendQuoted(b, v.Str)
+	case v.IsObject():
+		b = append(b, '{')
+		b = appendMembers(b, v)
+		return append(b, '}')
+	case v.IsArray():
+		b = append(b, '[')
+		first := true
+		v.ForEach(func(_, it gjson.Result) bool {
+			if !first {
+				b = append(b, ", "...)
+			}
+			first = false
+			b = appendValue(b, it)
+			return true
+		})
+		return append(b, ']')
+	case v.Type == gjson.Null:
+		return append(b, "null"...)
 	}
-	return v.Raw
+	return append(b, v.Raw...) // a number, true or false, as the JSON has it
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// appendQuoted writes s as a JSON string that holds no line break or control
+// character of any kind: quote and backslash escaped, \n \r \t, every other C0
+// and C1 control (NEL U+0085 among them), DEL, U+2028 and U+2029 as \u
+// escapes, an invalid UTF-8 byte as \ufffd. Anything else is written as it is.
+func appendQuoted(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if !(r == utf8.RuneError && size == 1) && r > 0x9f && r != '\u2028' && r != '\u2029' {
+				i += size
+				continue
+			}
+		}
+		b = append(b, s[start:i]...)
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case r == utf8.RuneError:
+			b = append(b, `\ufffd`...)
+		default:
+			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

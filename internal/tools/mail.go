@@ -10,13 +10,56 @@ import (
 	"unicode/utf8"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// MaxShowText is the most body text mail_show returns.
-const MaxShowText = 100 << 10
+// How much of a stranger's text one answer carries. dispatch refuses to send
+// an answer over 1 MB (dispatch.MaxAnswer); these cuts, each with a flag the
+// agent sees, keep every answer under it. A byte of a string takes up to seven
+// in the envelope (< is \u003c in the JSON string of the text and itself in
+// structuredContent), and the labels of 500 rows some 200 KB, so 96 KB of
+// strings stays under 1 MB whatever they hold.
+const (
+	// MaxShowText is the most body text mail_show returns.
+	MaxShowText = 100 << 10
+	// MaxHeaderText is the most header text mail_headers returns: each
+	// field's name, ": ", value and line end.
+	MaxHeaderText = 64 << 10
+	// maxListText is the most of strangers' strings one list answer holds
+	// (the rows of mail_list, mail_search, mail_thread, mail_folders,
+	// mail_senders, mail_attachments); a page stops early, with a cursor.
+	maxListText = 96 << 10
+	// maxRecipientText is the most recipients' text one message row holds.
+	maxRecipientText = 4 << 10
+	// maxShown is the most bytes a one-line string shows once cleaned
+	// (clean.MaxLine runes of at most 4 bytes): a longer stored value counts
+	// as that much.
+	maxShown = 4 * clean.MaxLine
+	// threadLimit is the most messages store.Thread reads (its LIMIT); a
+	// thread that reaches it may hold more.
+	threadLimit = 1000
+)
+
+// shown is what a string counts for against a budget.
+func shown(s string) int { return min(len(s), maxShown) }
+
+// budget counts down the strangers' text an answer may still hold.
+type budget int
+
+// take reports whether n more bytes fit, and counts them when they do; once
+// one does not, nothing more does. A list keeps its first row whatever take
+// says, so that no answer is empty because one row is long.
+func (b *budget) take(n int) bool {
+	if n > int(*b) {
+		*b = 0
+		return false
+	}
+	*b -= budget(n)
+	return true
+}
 
 // visibleNames returns the names of the accounts this connection may see.
 func (s *Service) visibleNames() ([]string, error) {
@@ -82,12 +125,32 @@ func addrString(a store.Address) string {
 	return a.Name + " <" + a.Email + ">"
 }
 
-func addrStrings(as []store.Address) []string {
+// recipients lists as many addresses of as as fit in left, and counts the
+// others in more; once one does not fit, none of the rest is listed.
+func recipients(as []store.Address, left *budget, more *int) []string {
 	out := make([]string, 0, len(as))
 	for _, a := range as {
-		out = append(out, addrString(a))
+		s := addrString(a)
+		if *more > 0 || !left.take(shown(s)) {
+			*more++
+			continue
+		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// rowText is what a message row counts for against a list's budget.
+func rowText(m *generated.MessageRow) int {
+	n := shown(m.ID) + shown(m.Account) + shown(m.Folder) + shown(m.Date) + shown(m.From) +
+		shown(m.Subject) + shown(m.Thread) + shown(m.Withheld)
+	for _, s := range m.To {
+		n += shown(s)
+	}
+	for _, s := range m.Cc {
+		n += shown(s)
+	}
+	return n
 }
 
 // messageRow renders a stored row with the chosen fields (all when fields is nil).
@@ -106,11 +169,15 @@ func messageRow(r *store.Row, fields map[string]bool) generated.MessageRow {
 	if want("from") {
 		out.From = addrString(r.From)
 	}
+	left, more := budget(maxRecipientText), 0
 	if want("to") {
-		out.To = addrStrings(r.To)
+		out.To = recipients(r.To, &left, &more)
 	}
 	if want("cc") && len(r.Cc) > 0 {
-		out.Cc = addrStrings(r.Cc)
+		out.Cc = recipients(r.Cc, &left, &more)
+	}
+	if more > 0 {
+		out.MoreRecipients = ptr(more)
 	}
 	if want("subject") {
 		out.Subject = r.Subject
@@ -159,8 +226,15 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 	}
 	fs := fieldSet(fields)
 	res := &generated.MessageList{Messages: make([]generated.MessageRow, 0, len(rows))}
-	for _, r := range rows {
-		res.Messages = append(res.Messages, messageRow(r, fs))
+	left := budget(maxListText)
+	for i, r := range rows {
+		m := messageRow(r, fs)
+		if !left.take(rowText(&m)) && i > 0 {
+			// The page ends here; the next one starts after the last row shown.
+			rows, more = rows[:i], true
+			break
+		}
+		res.Messages = append(res.Messages, m)
 	}
 	if more && len(rows) > 0 {
 		res.NextCursor = encodeCursor(rows[len(rows)-1].ID)
@@ -243,7 +317,12 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 		return nil, err
 	}
 	res := &generated.FolderList{Folders: make([]generated.FolderInfo, 0, len(stats))}
-	for _, x := range stats {
+	left := budget(maxListText)
+	for i, x := range stats {
+		if !left.take(shown(x.Account)+shown(x.Name)+len(x.Role)) && i > 0 {
+			res.Truncated = ptr(true)
+			break
+		}
 		res.Folders = append(res.Folders, generated.FolderInfo{Account: x.Account, Name: x.Name, Role: x.Role, Total: x.Total, Unread: x.Unread})
 	}
 	return res, nil
@@ -270,8 +349,14 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 		return nil, err
 	}
 	res := &generated.SenderList{Senders: make([]generated.SenderInfo, 0, len(senders))}
-	for _, x := range senders {
-		res.Senders = append(res.Senders, generated.SenderInfo{Sender: x.Key, Name: x.Name, Messages: x.Messages, Unread: x.Unread, Latest: x.Latest.Format(time.RFC3339)})
+	left := budget(maxListText)
+	for i, x := range senders {
+		latest := x.Latest.Format(time.RFC3339)
+		if !left.take(shown(x.Key)+shown(x.Name)+len(latest)) && i > 0 {
+			res.Truncated = ptr(true)
+			break
+		}
+		res.Senders = append(res.Senders, generated.SenderInfo{Sender: x.Key, Name: x.Name, Messages: x.Messages, Unread: x.Unread, Latest: latest})
 	}
 	return res, nil
 }
@@ -310,8 +395,17 @@ func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (
 		return nil, err
 	}
 	res := &generated.Thread{Thread: store.EncodeID(r.ThreadID), Messages: make([]generated.MessageRow, 0, len(rows))}
-	for _, x := range rows {
-		res.Messages = append(res.Messages, messageRow(x, nil))
+	left := budget(maxListText)
+	for i, x := range rows {
+		m := messageRow(x, nil)
+		if !left.take(rowText(&m)) && i > 0 {
+			res.Truncated = ptr(true)
+			break
+		}
+		res.Messages = append(res.Messages, m)
+	}
+	if len(rows) >= threadLimit {
+		res.Truncated = ptr(true)
 	}
 	return res, nil
 }
@@ -335,8 +429,14 @@ func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs)
 	if err != nil {
 		return nil, err
 	}
-	res := &generated.HeaderList{ID: a.ID, Headers: make([]generated.HeaderField, 0, len(b.Headers))}
+	res := &generated.HeaderList{ID: a.ID, Headers: make([]generated.HeaderField, 0, min(len(b.Headers), 1024))}
+	left := budget(MaxHeaderText)
 	for _, h := range b.Headers {
+		// A field counts as written: name, ": ", value, CRLF.
+		if !left.take(shown(h.Name) + shown(h.Value) + 4) {
+			res.Truncated = ptr(true)
+			break
+		}
 		res.Headers = append(res.Headers, generated.HeaderField{Name: h.Name, Value: h.Value})
 	}
 	return res, nil
@@ -374,7 +474,12 @@ func (s *Service) MailAttachments(ctx context.Context, a *generated.MailAttachme
 		return nil, err
 	}
 	res := &generated.AttachmentList{ID: a.ID, Attachments: make([]generated.AttachmentInfo, 0, len(r.Attachments))}
-	for _, x := range r.Attachments {
+	left := budget(maxListText)
+	for i, x := range r.Attachments {
+		if !left.take(shown(x.Name)+shown(x.ContentType)) && i > 0 {
+			res.Truncated = ptr(true)
+			break
+		}
 		res.Attachments = append(res.Attachments, generated.AttachmentInfo{Name: x.Name, Type: x.ContentType, Size: int(x.Size)})
 	}
 	return res, nil
