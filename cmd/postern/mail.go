@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -326,7 +328,7 @@ func syncMemory() {
 }
 
 func cmdSync(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sync", stderr, "Usage: postern sync [--account NAME]\n\nFetch new mail, flag changes and deletions into the local store. Resumable: a\nsync stopped at any moment continues where it stopped.\n\nFlags:\n")
+	fs := newFlagSet("sync", stderr, "Usage: postern sync [--account NAME]\n\nFetch new mail, flag changes and deletions into the local store. Resumable: a\nsync stopped at any moment continues where it stopped. Ctrl-C (SIGINT) or SIGTERM\nstops it within 2 s, keeping what it stored, with exit status 130 or 143.\n\nFlags:\n")
 	var cfgPath, only string
 	configPathFlag(fs, &cfgPath)
 	fs.StringVar(&only, "account", "", "sync only this account")
@@ -335,6 +337,8 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if _, err := splitFlags(fs, args); err != nil {
 		return err
 	}
+	ctx, stop := interruptContext(stderr)
+	defer stop()
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return err
@@ -355,19 +359,27 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("no account is configured; add one with postern account add")
 	}
 	syncMemory()
-	st, err := store.Open(storePath())
+	st, err := openStore(ctx)
 	if err != nil {
+		var in *interrupted
+		if errors.As(err, &in) {
+			return in.report(stderr, 0)
+		}
 		return err
 	}
-	defer st.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer closeStore(ctx, st)
 	var opt mailsync.Options
 	// POSTERN_SYNC_BATCH sets how many messages are committed at once (default 500).
 	if v, err := strconv.Atoi(os.Getenv("POSTERN_SYNC_BATCH")); err == nil && v > 0 {
 		opt.BatchSize = v
 	}
 	tty := isTerminal(stderr) && !*quiet
+	opt.Warn = func(msg string) {
+		if tty {
+			fmt.Fprint(stderr, "\r\033[K") // the progress bar is drawn again on the next batch
+		}
+		fmt.Fprintln(stderr, "postern: "+msg)
+	}
 	if tty {
 		opt.Progress = func(p imapsync.Progress) {
 			width := 30
@@ -393,8 +405,14 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	failed := 0
+	failed, stored := 0, 0
+	cut := len(outs) < len(accts) // Run stops before the next account when interrupted
 	for _, o := range outs {
+		stored += o.New
+		if o.Interrupted {
+			cut = true
+			continue
+		}
 		if o.Error != "" {
 			failed++
 			fmt.Fprintf(stderr, "postern: %s\n", o.Error)
@@ -404,8 +422,10 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%s: %d new, %d gone, %d flag changes, %d folders\n", o.Account, o.New, o.Deleted, o.FlagsChanged, o.Folders)
 		}
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("sync interrupted; run postern sync again to continue where it stopped")
+	// A signal that came after every account was done interrupted nothing.
+	var in *interrupted
+	if errors.As(context.Cause(ctx), &in) && cut {
+		return in.report(stderr, stored)
 	}
 	if failed > 0 {
 		return exitError{1}
@@ -417,6 +437,132 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "stats: %.3f s, peak memory %s\n", time.Since(start).Seconds(), peakMemory())
 	}
 	return nil
+}
+
+// interrupted is the cause of a context ended by a signal.
+type interrupted struct {
+	sig  syscall.Signal
+	once sync.Once // one sentence, from the sync's end or from the grace timer
+}
+
+func (i *interrupted) Error() string { return signalName(i.sig) + " received" }
+
+// report says once, in one sentence, that the sync was interrupted and what
+// it kept (stored < 0: not counted), and returns the exit status that says by
+// which signal: 128 + its number.
+func (i *interrupted) report(stderr io.Writer, stored int) error {
+	i.once.Do(func() {
+		what := ""
+		switch {
+		case stored == 1:
+			what = " (1 new message)"
+		case stored >= 0:
+			what = fmt.Sprintf(" (%d new messages)", stored)
+		}
+		fmt.Fprintf(stderr, "postern: sync interrupted by %s; what it stored is kept%s; run postern sync again to continue where it stopped.\n", signalName(i.sig), what)
+	})
+	return exitError{128 + int(i.sig)}
+}
+
+// openStore opens the store, but returns at once when ctx ends: opening can
+// take long (an index rebuild after a schema change), and a sync must end
+// within 2 s of a signal. The open is then left to the process's exit, which
+// SQLite survives as it survives a kill.
+func openStore(ctx context.Context) (*store.Store, error) {
+	type opened struct {
+		st  *store.Store
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		st, err := store.Open(storePath())
+		ch <- opened{st, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.st, o.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// closeStore closes the store. After a signal it waits at most half a second:
+// closing checkpoints the write-ahead log into the database, which a busy disk
+// can make last; what was committed is safe in the log either way, and the
+// next open finishes the checkpoint.
+func closeStore(ctx context.Context, st *store.Store) {
+	var in *interrupted
+	if !errors.As(context.Cause(ctx), &in) {
+		st.Close()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		st.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+// stopGrace is how long a sync may take to stop cleanly after a signal.
+// Then postern exits anyway, as a kill would (SQLite keeps every committed
+// batch, the kernel releases the lock): a commit waiting on a busy disk
+// cannot be cut short, and a sync must end within 2 s of the signal.
+const stopGrace = 1500 * time.Millisecond
+
+// interruptContext is a context that the first SIGINT or SIGTERM ends, with
+// an *interrupted as its cause (signal.NotifyContext's cause does not say
+// which signal came, and the exit status does: 130 or 143). The signals then
+// get their default action back, so a second one ends postern at once; and
+// if stop is not called within stopGrace, postern reports and exits.
+func interruptContext(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	var mu sync.Mutex
+	var late *time.Timer
+	stopped := false
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			in := &interrupted{sig: s.(syscall.Signal)}
+			cancel(in)
+			mu.Lock()
+			if !stopped {
+				late = time.AfterFunc(stopGrace, func() {
+					var ee exitError
+					errors.As(in.report(stderr, -1), &ee)
+					os.Exit(ee.code)
+				})
+			}
+			mu.Unlock()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		mu.Lock()
+		stopped = true
+		if late != nil {
+			late.Stop()
+		}
+		mu.Unlock()
+		signal.Stop(sigs)
+		cancel(context.Canceled)
+	}
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
 }
 
 // peakMemory is this process's peak resident memory, as Linux reports it.

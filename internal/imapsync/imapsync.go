@@ -65,38 +65,65 @@ type Result struct {
 }
 
 // Dial connects and logs in, turning every failure into a sentence a person can act on.
+// Until it returns, ctx ending closes the connection, so no wait on the server
+// (connecting, TLS, the greeting, the login) outlasts it.
 func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
 	host, _, err := net.SplitHostPort(a.Server)
 	if err != nil {
 		return nil, fmt.Errorf("the server %q of account %s is not host:port; fix it with postern account add", a.Server, a.Name)
 	}
-	opts := &imapclient.Options{
-		TLSConfig: a.TLSConfig,
-		Dialer:    &net.Dialer{Timeout: 20 * time.Second},
-	}
-	if opts.TLSConfig == nil {
-		opts.TLSConfig = &tls.Config{ServerName: host}
-	}
-	var c *imapclient.Client
 	switch a.TLS {
-	case "", "implicit":
-		c, err = imapclient.DialTLS(a.Server, opts)
-	case "starttls":
-		c, err = imapclient.DialStartTLS(a.Server, opts)
+	case "", "implicit", "starttls":
 	case "none":
 		if !isLoopback(host) {
 			return nil, fmt.Errorf("account %s: plain IMAP without TLS is only allowed to this computer (loopback); use --tls implicit or starttls", a.Name)
 		}
-		c, err = imapclient.DialInsecure(a.Server, opts)
 	default:
 		return nil, fmt.Errorf("account %s: tls must be implicit, starttls or none, not %q", a.Name, a.TLS)
 	}
+	tlsConfig := &tls.Config{ServerName: host}
+	if a.TLSConfig != nil {
+		tlsConfig = a.TLSConfig.Clone()
+		if tlsConfig.ServerName == "" {
+			tlsConfig.ServerName = host
+		}
+	}
+	opts := &imapclient.Options{TLSConfig: tlsConfig}
+	conn, err := (&net.Dialer{Timeout: 20 * time.Second}).DialContext(ctx, "tcp", a.Server)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, dialError(a, err)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	var c *imapclient.Client
+	switch a.TLS {
+	case "", "implicit":
+		if tlsConfig.NextProtos == nil {
+			tlsConfig.NextProtos = []string{"imap"}
+		}
+		tc := tls.Client(conn, tlsConfig)
+		hctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		err := tc.HandshakeContext(hctx)
+		cancel()
+		if err != nil {
+			conn.Close()
+			return nil, dialFailed(ctx, a, err)
+		}
+		c = imapclient.New(tc, opts)
+	case "starttls":
+		c, err = imapclient.NewStartTLS(conn, opts)
+		if err != nil {
+			return nil, dialFailed(ctx, a, err)
+		}
+	default:
+		c = imapclient.New(conn, opts)
 	}
 	if err := c.WaitGreeting(); err != nil {
 		c.Close()
-		return nil, dialError(a, err)
+		return nil, dialFailed(ctx, a, err)
 	}
 	pw, err := a.Password(ctx)
 	if err != nil {
@@ -105,6 +132,9 @@ func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
 	}
 	if err := c.Login(a.User, pw).Wait(); err != nil {
 		c.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		var ie *imap.Error
 		if errors.As(err, &ie) {
 			return nil, fmt.Errorf("the server %s refused the login of %s for account %s (%s); check --user and what --password-cmd prints", a.Server, a.User, a.Name, strings.TrimSpace(ie.Text))
@@ -112,6 +142,15 @@ func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
 		return nil, dialError(a, err)
 	}
 	return c, nil
+}
+
+// dialFailed is ctx's error when ctx ended (the connection was closed for
+// it), else the sentence dialError makes.
+func dialFailed(ctx context.Context, a Account, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return dialError(a, err)
 }
 
 func isLoopback(host string) bool {
@@ -153,6 +192,10 @@ func Sync(ctx context.Context, st *store.Store, a Account, opt Options) (*Result
 		return nil, err
 	}
 	defer c.Close()
+	// ctx ending closes the connection, which ends every wait on the server
+	// (a FETCH streaming a large message, a server that stops answering).
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
 	s := &syncer{st: st, c: c, a: a, opt: opt, accountID: accountID, res: &Result{}}
 	// SELECT … (CONDSTORE) turns CONDSTORE on for the session (RFC 7162), so no ENABLE is needed.
 	s.condstore = c.Caps().Has(imap.CapCondStore)
@@ -161,8 +204,13 @@ func Sync(ctx context.Context, st *store.Store, a Account, opt Options) (*Result
 	if err != nil {
 		msg = err.Error()
 	}
+	if err != nil && ctx.Err() != nil {
+		return s.res, ctx.Err() // the connection is closed; what was committed is kept
+	}
 	st.SetAccountSynced(ctx, accountID, time.Now(), msg)
-	c.Logout().Wait()
+	if ctx.Err() == nil {
+		c.Logout().Wait()
+	}
 	return s.res, err
 }
 

@@ -27,6 +27,9 @@ type Outcome struct {
 	Folders      int
 	Renamed      int
 	Error        string
+	// Interrupted is set when ctx ended during this account's sync: Error
+	// then says so, and what was committed before is kept.
+	Interrupted bool
 }
 
 // Options tune a run.
@@ -34,10 +37,17 @@ type Options struct {
 	Progress   func(imapsync.Progress)
 	AfterBatch func(folder string, stored int)
 	BatchSize  int
+	// Warn, when set, is told in one sentence about each file of a Maildir
+	// that was skipped or cut, naming it relative to the Maildir.
+	Warn func(msg string)
 }
 
 // Run syncs each account in turn, taking the writer lock for the whole run.
-// An account that fails does not stop the others; its Outcome says why.
+// An account that fails does not stop the others; its Outcome says why. When
+// ctx ends, the account being synced stops at once (every blocking read
+// honours ctx: a Maildir file, the IMAP connection, the password command),
+// its Outcome is marked Interrupted, no other account is started, and the
+// lock is released; what was committed is kept and the next run continues.
 func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Options) ([]Outcome, error) {
 	lock, err := store.LockWriter(st.Path())
 	if err != nil {
@@ -62,6 +72,10 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 		}
 		if err != nil {
 			o.Error = err.Error()
+		}
+		if err != nil && ctx.Err() != nil {
+			o.Interrupted = true
+			o.Error = fmt.Sprintf("the sync of %s was interrupted; what it stored is kept and the next sync continues from there", a.Name)
 		}
 		outs = append(outs, o)
 		if ctx.Err() != nil {
@@ -89,7 +103,12 @@ func Password(ctx context.Context, a config.Account) (string, error) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", a.PasswordCmd)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
+	// When ctx ends the shell is killed; a program it started that keeps the
+	// output open (a pinentry, a sleep) is given half a second before Run
+	// returns. A command that exited well but left such a program behind is
+	// a success (ErrWaitDelay): its output was read.
+	cmd.WaitDelay = 500 * time.Millisecond
+	if err := cmd.Run(); err != nil && !(errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil) {
 		var ee *exec.ExitError
 		why := err.Error()
 		if errors.As(err, &ee) {
