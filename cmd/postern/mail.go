@@ -23,6 +23,7 @@ import (
 	"github.com/postern-mcp/postern/internal/imapsync"
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
 // storePath is where the store lives: $XDG_DATA_HOME/postern/store.db.
@@ -187,7 +188,7 @@ Flags:
 	if err := config.AddAccount(cfgPath, a); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Added account %s (%s). Run postern sync to fetch its mail.\n", name, a.Kind)
+	fmt.Fprintf(stdout, "Added account %s (%s). Run postern sync to fetch its mail.\n", termsafe.Line(name), a.Kind)
 	return nil
 }
 
@@ -259,7 +260,7 @@ func cmdAccountList(args []string, stdout, stderr io.Writer) error {
 		if r.LastSync != "" {
 			last = fmt.Sprintf("%d messages, synced %s", r.Messages, r.LastSync)
 		}
-		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", r.Name, r.Kind, where, last)
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", termsafe.Line(r.Name), termsafe.Line(r.Kind), termsafe.Line(where), termsafe.Line(last))
 	}
 	return nil
 }
@@ -299,7 +300,7 @@ func cmdAccountRemove(args []string, stdout, stderr io.Writer) error {
 	if !found && n == 0 {
 		return fmt.Errorf("there is no account named %q; postern account list shows them", pos[0])
 	}
-	fmt.Fprintf(stdout, "Removed account %s and its %d messages from the store.\n", pos[0], n)
+	fmt.Fprintf(stdout, "Removed account %s and its %d messages from the store.\n", termsafe.Line(pos[0]), n)
 	return nil
 }
 
@@ -378,7 +379,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K") // the progress bar is drawn again on the next batch
 		}
-		fmt.Fprintln(stderr, "postern: "+msg)
+		fmt.Fprintln(stderr, "postern: "+termsafe.Line(msg))
 	}
 	if tty {
 		opt.Progress = func(p imapsync.Progress) {
@@ -387,7 +388,7 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 			if p.Total > 0 {
 				filled = width * p.Done / p.Total
 			}
-			fmt.Fprintf(stderr, "\r\033[K%s/%s [%s%s] %d/%d", p.Account, p.Folder, strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Done, p.Total)
+			fmt.Fprintf(stderr, "\r\033[K%s/%s [%s%s] %d/%d", termsafe.Line(p.Account), termsafe.Line(p.Folder), strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Done, p.Total)
 		}
 	}
 	// POSTERN_CPUPROFILE=FILE writes a CPU profile of the sync (for benchmarks).
@@ -415,11 +416,11 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 		}
 		if o.Error != "" {
 			failed++
-			fmt.Fprintf(stderr, "postern: %s\n", o.Error)
+			fmt.Fprintf(stderr, "postern: %s\n", termsafe.Line(o.Error))
 			continue
 		}
 		if !*quiet {
-			fmt.Fprintf(stdout, "%s: %d new, %d gone, %d flag changes, %d folders\n", o.Account, o.New, o.Deleted, o.FlagsChanged, o.Folders)
+			fmt.Fprintf(stdout, "%s: %d new, %d gone, %d flag changes, %d folders\n", termsafe.Line(o.Account), o.New, o.Deleted, o.FlagsChanged, o.Folders)
 		}
 	}
 	// A signal that came after every account was done interrupted nothing.
