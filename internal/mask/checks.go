@@ -5,98 +5,98 @@ import (
 	"unicode/utf8"
 )
 
-// groupSep returns the width of the single separator that may stand between the groups of an
-// IBAN, a card or a NIR at s[j:] (a space, a no-break or thin space, a dash; a dot too for
-// cards and NIRs), 0 if none.
-func groupSep(s string, j int, dot bool) int {
-	if j >= len(s) {
-		return 0
-	}
-	switch s[j] {
-	case ' ', '-':
-		return 1
-	case '.':
-		if dot {
-			return 1
+// groupSep returns the width of the separator that may stand between the groups of an IBAN, a
+// card or a NIR at s[j:], 0 if none: a run of at most maxSepRunes spaces of any kind, tabs, line
+// breaks, dashes of any kind, dots, middle dots and bullets, and '>' or '|' after a line break
+// (a quoted reply, a table), so "4111  1111\t1111\n1111" and "FR76–3000–6000" read as one
+// number; a blank line ends one. The view has already turned no-break and thin spaces into spaces (NFKC).
+func groupSep(s string, j int) int {
+	k, runes, brk, lines := j, 0, false, 0
+	for k < len(s) && runes < maxSepRunes {
+		r, w := rune(s[k]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(s[k:])
 		}
-		return 0
+		switch r {
+		case ' ', '\t', '-', '.', '\u00A0', '\u202F', '\u2009', '\u2007', '\u2010', '\u2011',
+			'\u2012', '\u2013', '\u2014', '\u2212', '\u00B7', '\u2022', '\u3000':
+		case '\n':
+			if lines++; lines > 1 {
+				return 0 // a blank line ends a number
+			}
+			brk = true
+		case '\r':
+			brk = true
+		case '>', '|':
+			if !brk {
+				return k - j
+			}
+		default:
+			return k - j
+		}
+		k += w
+		runes++
 	}
-	r, w := utf8.DecodeRuneInString(s[j:])
-	switch r {
-	case '\u00A0', '\u202F', '\u2009', '\u2007', '\u2011':
-		return w
+	if k < len(s) && runes == maxSepRunes {
+		if r, _ := utf8.DecodeRuneInString(s[k:]); !isWordRune(r) {
+			return 0 // a longer run of blanks is no separator between groups
+		}
 	}
-	return 0
+	return k - j
 }
 
+// maxSepRunes is the most characters a separator between two groups may have.
+const maxSepRunes = 6
+
 // ibanAt reads an IBAN at the word start i: two letters, two check digits and a national part,
-// 15 to 34 characters in all, either in one word or in groups of four separated by single
-// spaces (any case). last4 is set when its mod-97 check holds (check digits 02–98); shaped is
-// set, with end, when it has the shape but fails the check, so that it is left alone whole.
+// 15 to 34 characters in all, in one word or in groups of any size (fours and fives, mostly)
+// joined by separators (groupSep), any case. last4 is set when its mod-97 check holds (check
+// digits 02–98), trying the longest run of groups first; shaped is set, with end, when it has
+// the shape but fails the check, so that it is left alone whole.
 func ibanAt(s string, i int) (end int, last4 string, shaped bool) {
-	if len(s)-i < 15 || !isLetter(s[i]) || !isLetter(s[i+1]) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
+	if len(s)-i < 4 || !isLetter(s[i]) || !isLetter(s[i+1]) || !isDigit(s[i+2]) || !isDigit(s[i+3]) {
 		return 0, "", false
 	}
-	w := i
-	for w < len(s) && isAlnum(s[w]) {
-		w++
-	}
-	if !endsWord(s, w) {
-		return 0, "", false
-	}
-	if n := w - i; n != 4 {
-		if n < 15 || n > 34 {
-			return 0, "", false
-		}
-		if ibanValid(s[i:w]) {
-			return w, strings.ToUpper(s[w-4 : w]), false
-		}
-		return w, "", true
-	}
-	// Grouped: FR76 3000 6000 0112 3456 7890 189. Collect groups of four; the first shorter
-	// one is the last.
 	var buf [40]byte
-	var ends [10]int
-	n := copy(buf[:], s[i:w])
-	ends[0] = w
-	groups := 1
-	j := w
-	for groups < len(ends) && n < 34 {
-		k := groupSep(s, j, false)
-		if k == 0 {
-			break
-		}
-		g := j + k
-		e := g
+	var ends, sizes [34]int
+	n, groups, lastDigit := 0, 0, -1
+	for j := i; groups < len(ends); {
+		e := j
+		digit := false
 		for e < len(s) && isAlnum(s[e]) {
+			digit = digit || isDigit(s[e])
 			e++
 		}
-		if e == g || e-g > 4 || !endsWord(s, e) || n+e-g > len(buf) {
+		if e == j || !endsWord(s, e) || n+e-j > 34 {
 			break
 		}
-		n += copy(buf[n:], s[g:e])
-		ends[groups] = e
+		n += copy(buf[n:], s[j:e])
+		ends[groups], sizes[groups] = e, n
+		if digit {
+			lastDigit = groups
+		}
 		groups++
-		j = e
-		if e-g < 4 {
+		k := groupSep(s, e)
+		if k == 0 || e+k >= len(s) || !isAlnum(s[e+k]) {
 			break
 		}
+		j = e + k
 	}
-	// Longest first: a word after a full last group ("… 1332 and") is not part of it.
-	for g := groups; g >= 1; g-- {
-		size := 4 * g
-		if g == groups {
-			size = n
-		}
-		if size < 15 {
+	if groups == 0 || n < 15 && sizes[0] < 15 {
+		return 0, "", false
+	}
+	for g := groups - 1; g >= 0; g-- {
+		if sizes[g] < 15 {
 			break
 		}
-		if ibanValid(string(buf[:size])) {
-			return ends[g-1], strings.ToUpper(string(buf[size-4 : size])), false
+		if ibanValid(string(buf[:sizes[g]])) {
+			return ends[g], strings.ToUpper(string(buf[sizes[g]-4 : sizes[g]])), false
 		}
 	}
-	if n >= 15 {
-		return ends[groups-1], "", true
+	if lastDigit >= 0 && sizes[lastDigit] >= 15 {
+		// Only its first group is passed over: the groups after it are read by the other
+		// rules, so that a card written after an IBAN-like word is still found.
+		return ends[0], "", true
 	}
 	return 0, "", false
 }
@@ -143,9 +143,12 @@ func nirAt(s string, i int) (end int, last4 string) {
 	n, j := 0, i
 	for g, size := range layout {
 		if g > 0 {
-			if k := groupSep(s, j, true); k > 0 && j+k < len(s) && isAlnum(s[j+k]) {
+			if k := groupSep(s, j); k > 0 && j+k < len(s) && isAlnum(s[j+k]) {
 				j += k
 			}
+		}
+		if g == len(layout)-1 {
+			j = nirKeyLabel(s, j)
 		}
 		for range size {
 			if j >= len(s) {
@@ -223,7 +226,7 @@ func cardAt(s string, i int) (end int, last4 string, clusterEnd int) {
 			groups++
 		}
 		clusterEnd = e
-		k := groupSep(s, e, true)
+		k := groupSep(s, e)
 		if k == 0 || e+k >= len(s) || !isDigit(s[e+k]) {
 			break
 		}
@@ -310,3 +313,33 @@ func luhn(d []byte) bool {
 	}
 	return sum%10 == 0
 }
+
+// nirKeyLabel skips a word that names the key of a NIR written apart from its 13 digits
+// ("1 85 05 78 006 084 clé 91", "… key: 91"), and the blanks and colon after it.
+func nirKeyLabel(s string, j int) int {
+	k := j
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	if k < len(s) && (s[k] == '(' || s[k] == '[') {
+		k++
+	}
+	for _, w := range []string{"clé", "cle", "key", "schlüssel", "chiave", "clave"} {
+		if len(s)-k >= len(w) && strings.EqualFold(s[k:k+len(w)], w) && !isWordAfter(s, k+len(w)) {
+			k += len(w)
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k < len(s) && (s[k] == ':' || s[k] == '=') {
+				k++
+			}
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			return k
+		}
+	}
+	return j
+}
+
+func isWordAfter(s string, k int) bool { return !endsWord(s, k) }

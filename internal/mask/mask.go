@@ -2,7 +2,9 @@ package mask
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // The fixed markers. The last-four markers are [CardPrefix], [IBANPrefix] and [NIRPrefix]
@@ -44,6 +46,8 @@ type Verdict struct {
 	inspected     bool
 	subject, body uint64
 	maskedSubject uint64 // the subject once masked, so that masking it again keeps it
+
+	secrets secretSet // a withheld message's passwords, as fingerprints, masked in every field
 }
 
 // String says what the verdict is without the fingerprints: "code", "withheld: REASON",
@@ -70,17 +74,22 @@ func Inspect(subject, text string) Verdict {
 		subject:   fingerprint(subject),
 		body:      fingerprint(text),
 	}
-	if r := givesSecret(subject); r != "" {
+	// Every rule reads the folded view: "４８２９", "раssword" and "٤٨٢٩" read as what they look like.
+	fs, ft := foldString(subject), foldString(text)
+	if r := givesSecret(fs); r != "" {
 		v.Withheld, v.Reason = true, r
-	} else if r := givesSecret(text); r != "" {
+	} else if r := givesSecret(ft); r != "" {
 		v.Withheld, v.Reason = true, r
 	}
-	ns, nt := normalize(subject), normalize(text)
+	ns, nt := normalize(fs), normalize(ft)
 	if !v.Withheld && (withheldPhrase(ns) || withheldPhrase(nt)) {
 		v.Withheld, v.Reason = true, ReasonPassword
 	}
-	v.HasCode = codeContext(ns) || codeContext(nt)
-	ms, _ := scan(subject, v.HasCode)
+	v.HasCode = messageCode(ns, nt)
+	if v.Withheld {
+		v.secrets = secretValues(fs, ft)
+	}
+	ms, _ := scanWith(subject, v.HasCode, v.secrets)
 	v.maskedSubject = fingerprint(ms)
 	return v
 }
@@ -101,7 +110,7 @@ func Apply(s string, v Verdict) (string, int) {
 		}
 		return out, 1
 	}
-	return scan(s, v.HasCode)
+	return scanWith(s, v.HasCode, v.secrets)
 }
 
 // Text masks a string that belongs to no message: Apply with the verdict of s alone.
@@ -117,6 +126,11 @@ func Text(s string) (string, int) {
 // and no "www" has nothing Text would mask.
 var plainStems = []string{"pass", "kennwort", "mot de", "mot-de", "mdp", "contrase", "senha", "wachtwoord", "pwd", "api", "key", "secret", "access", "cl", "pin", "www"}
 
+// allPlainStems are plainStems and the stems of every password label of every language.
+var allPlainStems = sync.OnceValue(func() []string {
+	return append(slices.Clone(plainStems), labelStems()...)
+})
+
 // plain reports whether s certainly holds nothing to mask: no digit (codes, numbers,
 // IBANs, cards and NIRs all have digits), no slash (links), no password label.
 func plain(s string) bool {
@@ -127,7 +141,7 @@ func plain(s string) bool {
 		}
 	}
 	low := strings.ToLower(s)
-	for _, st := range plainStems {
+	for _, st := range allPlainStems() {
 		if strings.Contains(low, st) {
 			return false
 		}
@@ -144,7 +158,7 @@ func withholds(s string, v Verdict) bool {
 			return false
 		}
 	}
-	return strings.ContainsAny(s, "\n\r\u2028\u2029\v\f\u0085") || givesSecret(s) != ""
+	return strings.ContainsAny(s, "\n\r\u2028\u2029\v\f\u0085") || givesSecret(foldString(s)) != ""
 }
 
 func reasonOf(v Verdict) string {

@@ -5,7 +5,8 @@ import "testing"
 // FuzzPlain: whenever the fast path says a string holds nothing to mask, the
 // full masker agrees.
 func FuzzPlain(f *testing.F) {
-	for _, s := range []string{"Quarterly report", "Frank Fischer <frank@example.org>", "Re: lunch", "verification code", "www example"} {
+	for _, s := range []string{"Quarterly report", "Frank Fischer <frank@example.org>", "Re: lunch", "verification code", "www example",
+		"heslo je SommerWind", "Salasana SommerWind", "sifre SommerWind", "adgangskode er SommerWind"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -11,18 +11,31 @@ import (
 // the "until" fields stop a rule that failed on a run from being tried again inside that run,
 // so a scan is linear in the input.
 type scanner struct {
-	s    string
-	code bool // the message carries a code: codes, numbers and links go too
+	s    string // the folded view of the text, which the rules read
+	v    *view  // and the way back to the text itself, from which out is made
+	code bool   // the message carries a code: codes, numbers and links go too
 	out  strings.Builder
-	last int // s[:last] is already written to out
+	last int // v.s[:last] is already written to out
 	n    int
 
 	noLinkUntil     int
 	noCompoundUntil int
+	rules           ruleState // what the rules of context.go remember: secrets, sign-in words
 }
 
-func scan(s string, code bool) (string, int) {
-	sc := scanner{s: s, code: code}
+// scan masks s reading its folded view.
+func scan(s string, code bool) (string, int) { return scanWith(s, code, secretSet{}) }
+
+// scanWith is scan that also masks the passwords of secrets wherever they stand.
+func scanWith(s string, code bool, secrets secretSet) (string, int) {
+	v := newView(s)
+	return scanView(&v, code, secrets)
+}
+
+// scanView masks v.s reading v.f.
+func scanView(v *view, code bool, secrets secretSet) (string, int) {
+	s := v.f
+	sc := scanner{s: s, v: v, code: code, rules: ruleState{secrets: secrets}}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == '[' {
@@ -42,48 +55,68 @@ func scan(s string, code bool) (string, int) {
 		i = sc.word(i)
 	}
 	if sc.n == 0 {
-		return s, 0
+		return v.s, 0
 	}
-	sc.out.WriteString(s[sc.last:])
+	sc.out.WriteString(v.s[sc.last:])
 	return sc.out.String(), sc.n
 }
 
-// hide replaces s[from:to] with marker.
+// hide replaces the runes of the text that s[from:to] (the view) was folded from with marker.
 func (sc *scanner) hide(from, to int, marker string) int {
 	if sc.out.Len() == 0 {
-		sc.out.Grow(len(sc.s))
+		sc.out.Grow(len(sc.v.s))
 	}
-	sc.out.WriteString(sc.s[sc.last:from])
+	a, b := sc.v.start(from), sc.v.end(to)
+	if a < sc.last {
+		a = sc.last // a rune that folded into two halves of two spans is hidden once
+	}
+	sc.out.WriteString(sc.v.s[sc.last:a])
 	sc.out.WriteString(marker)
-	sc.last = to
+	sc.last = max(b, sc.last)
 	sc.n++
 	return to
 }
 
 // word handles the word that starts at i and returns where scanning goes on: always at the end
-// of a word or at a character that cannot continue one.
+// of a word or at a character that cannot continue one (or after one letter of a script written
+// without spaces, whose phrases and labels may start at any letter).
 func (sc *scanner) word(i int) int {
 	s := sc.s
-	if sc.code {
-		if end, ok := sc.link(i); ok {
-			return sc.hide(i, end, HiddenLink)
+	if sc.rules.secrets.n > 0 {
+		if e := sc.rules.secrets.at(s, i); e > i {
+			return sc.mask(i, e, HiddenPassword)
 		}
 	}
+	if !sc.code {
+		sc.trackTo(i)
+	}
+	if end, ok := sc.link(i); ok {
+		if sc.code || sc.signInLink(i, end) {
+			return sc.mask(i, end, HiddenLink)
+		}
+		sc.noLinkUntil = end // an ordinary link: its words are read, but no link inside it
+	}
+	if !sc.code {
+		sc.signInWordAt(i)
+	}
 	if vs, ve, reason := passwordAt(s, i); reason != "" {
-		return sc.hide(vs, ve, HiddenPassword)
+		return sc.mask(vs, ve, HiddenPassword)
+	}
+	if r, w := utf8.DecodeRuneInString(s[i:]); isSpaceless(r) {
+		return i + w
 	}
 	if end, last4, shaped := ibanAt(s, i); last4 != "" {
-		return sc.hide(i, end, IBANPrefix+last4+"]")
+		return sc.mask(i, end, IBANPrefix+last4+"]")
 	} else if shaped && !sc.code {
 		return end // IBAN-shaped but failing mod 97: left alone, digits and all
 	}
 	if isDigit(s[i]) {
 		if end, last4 := nirAt(s, i); last4 != "" {
-			return sc.hide(i, end, NIRPrefix+last4+"]")
+			return sc.mask(i, end, NIRPrefix+last4+"]")
 		}
 		end, last4, clusterEnd := cardAt(s, i)
 		if last4 != "" {
-			return sc.hide(i, end, CardPrefix+last4+"]")
+			return sc.mask(i, end, CardPrefix+last4+"]")
 		}
 		if !sc.code {
 			return clusterEnd
@@ -91,15 +124,18 @@ func (sc *scanner) word(i int) int {
 	}
 	if sc.code {
 		if i >= sc.noCompoundUntil {
-			end, letters, digits := compound(s, i)
-			if letters > 0 && (digits >= 4 || digits >= 2 && letters+digits >= 6) {
-				return sc.hide(i, end, HiddenCode)
+			c := compound(s, i)
+			if (c.digits >= 4 || c.isCode()) && charsetName(s[i:c.end]) {
+				return c.end // "iso-8859-15", "windows-1252": a character set, no code
 			}
-			sc.noCompoundUntil = end
+			if c.isCode() {
+				return sc.mask(i, c.end, HiddenCode)
+			}
+			sc.noCompoundUntil = c.end
 		}
 		if end, digits := numberCluster(s, i); end > i {
 			if digits >= 4 {
-				return sc.hide(i, end, HiddenCode)
+				return sc.mask(i, end, HiddenCode)
 			}
 			return end
 		}
@@ -138,70 +174,122 @@ func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 func isAlnum(c byte) bool  { return isDigit(c) || isLetter(c) }
 
-// compound reads words joined by single hyphens ("X7K-9QP", "G-482913") from i and counts their
-// letters and digits.
-func compound(s string, i int) (end, letters, digits int) {
+// compoundInfo is what compound read.
+type compoundInfo struct {
+	end, letters, digits int
+	trans                int  // changes between letters and digits inside its parts
+	longWord             bool // a part is a word of four letters or more ("2-step", "covid-19")
+	letterFirst          bool
+}
+
+// isCode: in a message with a code, a compound with a letter is a code when it has four digits or
+// more ("G-482913"); two or three digits in four characters or more, starting with a letter or
+// changing twice between letters and digits ("K7Q2", "7KQ2", "X7K-9QP"; not "21st"); or one
+// digit in five characters or more that changes twice and holds no word ("K7QPX"; not "2-step").
+func (c compoundInfo) isCode() bool {
+	switch {
+	case c.letters == 0 || c.digits == 0:
+		return false
+	case c.digits >= 4:
+		return true
+	case c.digits >= 2:
+		return c.letters+c.digits >= 4 && (c.letterFirst || c.trans >= 2)
+	}
+	return c.letters+c.digits >= 5 && c.trans >= 2 && !c.longWord
+}
+
+// compound reads from i words joined by single '-' or '_' ("X7K-9QP", "G-482913", "X7K_9QP"),
+// or short codes of capitals and digits apart by one space ("X7K 9QP"), and counts their
+// letters and digits. A change to or from a script written without spaces ends it. Not '/':
+// a link may start after one, and a second pass, reading its marker, would read less.
+func compound(s string, i int) compoundInfo {
+	first, _ := utf8.DecodeRuneInString(s[i:])
+	c := compoundInfo{letterFirst: unicode.IsLetter(first)}
 	j := i
 	for {
+		start, letters, digits, upper, lower, prev := j, 0, 0, false, false, 0
 		for j < len(s) {
 			r, w := utf8.DecodeRuneInString(s[j:])
-			if unicode.IsDigit(r) {
-				digits++
-			} else if unicode.IsLetter(r) {
-				letters++
-			} else if !unicode.IsMark(r) {
+			if isSpaceless(r) {
 				break
+			}
+			k := -1
+			switch {
+			case unicode.IsDigit(r):
+				k = 2
+				digits++
+			case unicode.IsLetter(r):
+				k = 1
+				letters++
+				upper = upper || unicode.IsUpper(r)
+				lower = lower || unicode.IsLower(r)
+			case unicode.IsMark(r):
+				k = 0
+			}
+			if k < 0 {
+				break
+			}
+			if k > 0 {
+				if prev != 0 && k != prev {
+					c.trans++
+				}
+				prev = k
 			}
 			j += w
 		}
-		if j+1 < len(s) && s[j] == '-' {
-			if r, _ := utf8.DecodeRuneInString(s[j+1:]); isWordRune(r) {
+		c.letters += letters
+		c.digits += digits
+		if digits == 0 && letters >= 4 {
+			c.longWord = true
+		}
+		if j+1 < len(s) && (s[j] == '-' || s[j] == '_') {
+			if r, _ := utf8.DecodeRuneInString(s[j+1:]); isWordRune(r) && !isSpaceless(r) {
 				j++
 				continue
 			}
 		}
-		return j, letters, digits
+		if short := j - start; short >= 2 && short <= 5 && letters > 0 && digits > 0 && !lower &&
+			j+1 < len(s) && s[j] == ' ' && shortCodePart(s, j+1) {
+			j++
+			continue
+		}
+		c.end = j
+		return c
 	}
 }
 
-// numericWord returns the end of the word at i when it is made of digits only, else -1.
-func numericWord(s string, i int) int {
-	j := i
-	for j < len(s) {
-		r, w := utf8.DecodeRuneInString(s[j:])
-		if !unicode.IsDigit(r) {
-			if isWordRune(r) {
-				return -1
-			}
-			break
-		}
-		j += w
+// shortCodePart reports whether a group of two to five capitals and digits, with both, stands
+// at s[j:] as a word of its own.
+func shortCodePart(s string, j int) bool {
+	k, letter, digit := j, false, false
+	for k < len(s) && k-j <= 5 && (isDigit(s[k]) || 'A' <= s[k] && s[k] <= 'Z') {
+		letter = letter || !isDigit(s[k])
+		digit = digit || isDigit(s[k])
+		k++
 	}
-	if j == i {
-		return -1
-	}
-	return j
+	return k-j >= 2 && k-j <= 5 && letter && digit && endsWordAt(s, k)
 }
 
 // isCodeSep reports whether r may stand between the groups of a one-time code: spaces of every
 // kind, line breaks and tabs (a digit per table cell), dashes, dots, commas, '|' and '>' (a
-// quoted reply).
+// quoted reply), '_', '/', '\\', '*', '~', brackets and parentheses ("[4][8][2]").
 func isCodeSep(r rune) bool {
 	switch r {
-	case '-', '.', ',', '|', '>', '\u00B7', '\u2022', '\u2502', '\u2010', '\u2011', '\u2012',
-		'\u2013', '\u2014', '\u2212', '\uFF5C':
+	case '-', '.', ',', '|', '>', '_', '/', '\\', '*', '~', '[', ']', '(', ')', '\u00B7',
+		'\u2022', '\u2502', '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2212', '\uFF5C':
 		return true
 	}
 	return unicode.IsSpace(r)
 }
 
 // numberCluster reads numbers joined by code separators from i ("48 29 13", "4\t8\t2\t9\t1\t3",
-// "| 4 | 8 |") and returns the end of its last number and its digit count; end is i when no
-// number starts at i.
+// "| 4 | 8 |", "482_913") and returns the end of its last number and its digit count; end is i
+// when no number starts at i. A number ends at a word boundary (a letter of a script written
+// without spaces is one: "验证码482913").
 func numberCluster(s string, i int) (end, digits int) {
 	end = i
 	for j := i; ; {
-		e := numericWord(s, j)
+		e := numberEnd(s, j)
 		if e < 0 {
 			return end, digits
 		}

@@ -1,0 +1,214 @@
+package mask
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/postern-mcp/postern/internal/clean"
+)
+
+// The masks read a folded view of the text, in which what a reader sees as the same character is
+// the same byte: compatibility forms (NFKC: fullwidth "４８２９", mathematical "𝐜𝐨𝐝𝐞", ligatures,
+// superscripts) as their plain letters and digits, every Unicode decimal digit (Arabic-Indic,
+// Devanagari, Thai, …) as its ASCII digit, and Cyrillic and Greek letters that look like Latin
+// ones ("раssword" with Cyrillic р and а) as those Latin letters; invisible characters (those
+// the cleaner removes) are not in the view at all. Phrases and labels are folded
+// the same way when the tables are built, so a Russian phrase still matches Russian text.
+//
+// What is hidden is found in the view and replaced in the original: a view keeps, for every
+// rune it changed, where that rune was, so a span of the view maps back to whole runes of the
+// text. The agent receives its own text, cleaned, with markers where secrets were.
+
+// view is the folded text of s and the way back to s.
+type view struct {
+	s, f string
+	// segs lists, in order, the runes of s whose folded form differs from them: s[sa:sb] became
+	// f[fa:fb]. Between two of them, s and f are byte for byte the same.
+	segs []seg
+}
+
+type seg struct{ fa, fb, sa, sb int }
+
+// newView folds s. A string of ASCII only is its own view, with nothing to map.
+func newView(s string) view {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(s) {
+		return view{s: s, f: s}
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	b.WriteString(s[:i])
+	var segs []seg
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if f, ok := foldRune(r); ok {
+			fa := b.Len()
+			b.WriteString(f)
+			segs = append(segs, seg{fa: fa, fb: b.Len(), sa: i, sb: i + w})
+		} else {
+			b.WriteString(s[i : i+w])
+		}
+		i += w
+	}
+	if segs == nil {
+		return view{s: s, f: s}
+	}
+	return view{s: s, f: b.String(), segs: segs}
+}
+
+// start maps a rune boundary of the view to the start of the rune of s it falls in.
+func (v *view) start(x int) int { return v.orig(x, false) }
+
+// end maps a rune boundary of the view to the end of the rune of s it falls in (a span that
+// ends inside a rune's folded form takes the whole rune).
+func (v *view) end(x int) int { return v.orig(x, true) }
+
+func (v *view) orig(x int, up bool) int {
+	if len(v.segs) == 0 {
+		return x
+	}
+	// The last segment starting at or before x.
+	k := sort.Search(len(v.segs), func(k int) bool { return v.segs[k].fa > x }) - 1
+	if k < 0 {
+		return x
+	}
+	g := v.segs[k]
+	switch {
+	case x == g.fa:
+		return g.sa
+	case x < g.fb:
+		if up {
+			return g.sb
+		}
+		return g.sa
+	}
+	return g.sb + (x - g.fb)
+}
+
+// foldString is the view of s, for the tables of phrases and labels.
+func foldString(s string) string { return newView(s).f }
+
+// foldRune returns what r reads as in the view, and whether that differs from r.
+func foldRune(r rune) (string, bool) {
+	if r < utf8.RuneSelf {
+		return "", false
+	}
+	if l, ok := lookAlike[r]; ok {
+		return string(l), true
+	}
+	if clean.Forbidden(r) {
+		return "", true // invisible: "48\u200b29" reads as 4829 whether or not it was cleaned
+	}
+	if unicode.Is(unicode.Nd, r) {
+		if d, ok := digitValue(r); ok {
+			return string(rune('0' + d)), true
+		}
+	}
+	return foldNFKC(r)
+}
+
+// foldNFKC is r's compatibility form, folded again (a fullwidth Cyrillic letter, say), when it
+// differs from r.
+func foldNFKC(r rune) (string, bool) {
+	var buf [utf8.UTFMax]byte
+	n := utf8.EncodeRune(buf[:], r)
+	if len(norm.NFKC.Properties(buf[:n]).Decomposition()) == 0 {
+		return "", false // a rune without a decomposition is its own NFKC form
+	}
+	if f, ok := nfkcCache.Load(r); ok {
+		c := f.(cached)
+		return c.s, c.changed
+	}
+	f, ok := foldNFKCSlow(r, buf[:n])
+	nfkcCache.Store(r, cached{f, ok})
+	return f, ok
+}
+
+type cached struct {
+	s       string
+	changed bool
+}
+
+// nfkcCache holds the runes foldNFKC has folded, so that a megabyte of no-break spaces costs
+// one normalisation, not a million.
+var nfkcCache sync.Map // rune → string
+
+func foldNFKCSlow(r rune, enc []byte) (string, bool) {
+	buf := enc
+	n := len(enc)
+	k := norm.NFKC.String(string(buf[:n]))
+	if k == string(buf[:n]) {
+		return "", false
+	}
+	var b strings.Builder
+	for _, x := range k {
+		if f, ok := lookAlike[x]; ok {
+			b.WriteRune(f)
+		} else if x >= utf8.RuneSelf && unicode.Is(unicode.Nd, x) {
+			if d, ok := digitValue(x); ok {
+				b.WriteByte(byte('0' + d))
+			} else {
+				b.WriteRune(x)
+			}
+		} else {
+			b.WriteRune(x)
+		}
+	}
+	return b.String(), true
+}
+
+// digitValue is the value of a decimal digit (Unicode Nd): Unicode lays every decimal digit out
+// in runs of ten from zero to nine (TestDigitRuns checks that the tables still do).
+func digitValue(r rune) (int, bool) {
+	for _, rg := range unicode.Nd.R16 {
+		if r < rune(rg.Lo) {
+			return 0, false
+		}
+		if r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10, true
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if r < rune(rg.Lo) {
+			return 0, false
+		}
+		if r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10, true
+		}
+	}
+	return 0, false
+}
+
+// lookAlike maps Cyrillic, Greek and a few other letters to the Latin letter they are drawn
+// like, in both cases. Only letters a reader cannot tell apart from the Latin one in common
+// fonts: not ж, и, л, п, …
+var lookAlike = map[rune]rune{
+	// Cyrillic
+	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p',
+	'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd',
+	'ԛ': 'q', 'ԝ': 'w', 'һ': 'h', 'ӏ': 'l', 'ү': 'y', 'ɡ': 'g',
+	'А': 'A', 'В': 'B', 'Е': 'E', 'Ё': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P',
+	'С': 'C', 'Т': 'T', 'У': 'Y', 'Х': 'X', 'І': 'I', 'Ї': 'I', 'Ј': 'J', 'Ѕ': 'S', 'Ԁ': 'D',
+	'Ԛ': 'Q', 'Ԝ': 'W', 'Һ': 'H', 'Ӏ': 'I', 'Ү': 'Y',
+	// Greek
+	'α': 'a', 'ο': 'o', 'ρ': 'p', 'ν': 'v', 'ι': 'i', 'κ': 'k', 'υ': 'u', 'χ': 'x', 'τ': 't',
+	'ϲ': 'c', 'ϳ': 'j', 'ε': 'e',
+	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ζ': 'Z', 'Η': 'H', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N',
+	'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Υ': 'Y', 'Χ': 'X', 'Ϲ': 'C',
+	// Armenian and others drawn as Latin letters
+	'օ': 'o', 'ս': 'u', 'ց': 'g', 'ı': 'i',
+}
