@@ -20,11 +20,9 @@ func (a *answer) markFor() string {
 }
 
 // safeLine is how every string a tool returns reaches the agent unless the
-// catalog says otherwise: masked, then on one line without invisible characters.
-func safeLine(s string) string {
-	m, _ := mask.Text(s)
-	return clean.Line(m)
-}
+// catalog says otherwise: on one line without invisible characters, and masked
+// as that cleaned text reads (mask.Line).
+func safeLine(s string) string { return mask.Line(s) }
 
 // prepare makes every string of a result safe in place, following each field's
 // post tag (written by the generator from the catalog's format): line (the
@@ -105,8 +103,7 @@ func fieldsOf(t reflect.Type) []field {
 func transform(s, format string, a *answer) string {
 	switch format {
 	case "body":
-		m, _ := mask.Text(s)
-		return clean.Frame("mail-text", clean.Text(m), a.markFor())
+		return clean.Frame("mail-text", mask.Body(s), a.markFor())
 	case "markdown":
 		return clean.Text(s)
 	case "own":

@@ -1,37 +1,69 @@
 package imapsync
 
 import (
+	"strings"
+
+	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// maskMessage hides a message's secrets in every field a stranger wrote, with
-// one verdict for the whole message (a code in the body hides the links too),
-// so that neither the store nor its indexes ever hold them.
+// maskMessage makes every field a stranger wrote what an agent will be shown of it, before
+// it is stored or indexed: cleaned, then masked on its folded view with one verdict for the
+// whole message (a code in the body hides the links too) and then with its own, exactly as
+// the answer boundary does (mask.Line, mask.Body). So the store and its indexes hold what the
+// answers show, no more: searching for a masked code's digits finds nothing.
+//
+// Header values other than the Subject and the address fields are masked without the
+// message's code verdict: a Date or a Message-ID is never a code, and a code message must not
+// lose them; passwords, IBANs, cards and social security numbers go from them all the same.
 func maskMessage(nm *store.NewMessage) {
+	nm.Subject = clean.Line(nm.Subject)
+	nm.Text = clean.Text(nm.Text)
 	v := mask.Inspect(nm.Subject, nm.Text)
-	m := func(s string) string {
-		out, _ := mask.Apply(s, v)
-		return out
-	}
+	m := func(s string) string { return mask.LineOf(s, v) }
 	nm.Subject = m(nm.Subject)
 	nm.From.Name = m(nm.From.Name)
+	nm.From.Email = mask.Line(nm.From.Email)
 	for i := range nm.To {
 		nm.To[i].Name = m(nm.To[i].Name)
+		nm.To[i].Email = mask.Line(nm.To[i].Email)
 	}
 	for i := range nm.Cc {
 		nm.Cc[i].Name = m(nm.Cc[i].Name)
+		nm.Cc[i].Email = mask.Line(nm.Cc[i].Email)
 	}
 	for i := range nm.Attachments {
 		nm.Attachments[i].Name = m(nm.Attachments[i].Name)
+		nm.Attachments[i].ContentType = mask.Line(nm.Attachments[i].ContentType)
 	}
+	plain := v.WithoutCode()
 	for i := range nm.Headers {
-		nm.Headers[i].Value = m(nm.Headers[i].Value)
+		h := &nm.Headers[i]
+		h.Name = mask.Line(h.Name)
+		if codeHeader(h.Name) {
+			h.Value = m(h.Value)
+		} else {
+			h.Value = mask.LineOf(h.Value, plain)
+		}
+	}
+	for i := range nm.Problems {
+		nm.Problems[i] = m(nm.Problems[i]) // they may quote the message: a charset, a file name
 	}
 	if v.Withheld {
 		nm.Withheld = v.Reason
 		nm.Text = ""
 		return
 	}
-	nm.Text = m(nm.Text)
+	nm.Text = mask.BodyOf(nm.Text, v)
+}
+
+// codeHeader: the header fields whose values the message's code verdict masks, as it masks
+// the subject and the display names they hold.
+func codeHeader(name string) bool {
+	switch strings.ToLower(name) {
+	case "subject", "from", "to", "cc", "bcc", "reply-to", "sender":
+		return true
+	}
+	return false
 }
