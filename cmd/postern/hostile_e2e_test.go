@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -99,6 +100,27 @@ func TestHostileCorpusThroughEveryTool(t *testing.T) {
 		}
 		text := callText(r)
 		marks := checkAnswer(t, what, text)
+		if strings.Contains(alnumUpper(text), "482913") {
+			t.Fatalf("%s: a code written with invisible characters or other digits survived:\n%s", what, text)
+		}
+		for _, w := range hiddenWords {
+			if strings.Contains(strings.ToLower(text), w) {
+				t.Fatalf("%s: text hidden from a person reached the agent: %q", what, w)
+			}
+		}
+		if r["isError"] == false {
+			// The text reads back as exactly the structured content: no stranger's value became
+			// a field, a row or a frame.
+			got, err := parseTextForm(text)
+			if err != nil {
+				t.Fatalf("%s: the text does not parse: %v\n%s", what, err, text)
+			}
+			if want := r["structuredContent"]; want != nil && !reflect.DeepEqual(got, want) {
+				g, _ := json.Marshal(got)
+				w, _ := json.Marshal(want)
+				t.Fatalf("%s: the text reads as\n%s\nbut structuredContent is\n%s", what, g, w)
+			}
+		}
 		structured, _ := json.Marshal(r["structuredContent"])
 		var sc any
 		json.Unmarshal(structured, &sc)
