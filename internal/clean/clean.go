@@ -57,6 +57,7 @@
 package clean
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -83,7 +84,11 @@ func Line(s string) string {
 
 // stable applies context until nothing more is removed: dropping one character
 // (a selector after a joiner) can leave another (the joiner) without its context.
+// Without a character decided by context there is nothing to do.
 func stable(rs []rune) []rune {
+	if !slices.ContainsFunc(rs, decidedByContext) {
+		return rs
+	}
 	for i := 0; i < 8; i++ {
 		next := context(rs)
 		if len(next) == len(rs) {
@@ -92,6 +97,11 @@ func stable(rs []rune) []rune {
 		rs = next
 	}
 	return rs
+}
+
+// decidedByContext: the characters classify leaves to context.
+func decidedByContext(r rune) bool {
+	return r >= 0x180B && (r == zwnj || r == zwj || r == vs15 || r == vs16 || isMongolianFVS(r) || isTag(r))
 }
 
 func line(s string) string {

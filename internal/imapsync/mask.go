@@ -10,9 +10,10 @@ import (
 
 // maskMessage makes every field a stranger wrote what an agent will be shown of it, before
 // it is stored or indexed: cleaned, then masked on its folded view with one verdict for the
-// whole message (a code in the body hides the links too) and then with its own, exactly as
-// the answer boundary does (mask.Line, mask.Body). So the store and its indexes hold what the
-// answers show, no more: searching for a masked code's digits finds nothing.
+// whole message (a code in the body hides the links too) and, for the indexed fields, then
+// with its own, exactly as the answer boundary does (mask.Line, mask.Body). So the store and
+// its indexes hold what the answers show, no more: searching for a masked code's digits finds
+// nothing.
 //
 // Header values other than the Subject and the address fields are masked without the
 // message's code verdict: a Date or a Message-ID is never a code, and a code message must not
@@ -37,18 +38,24 @@ func maskMessage(nm *store.NewMessage) {
 		nm.Attachments[i].Name = m(nm.Attachments[i].Name)
 		nm.Attachments[i].ContentType = mask.Line(nm.Attachments[i].ContentType)
 	}
+	// Header fields and parse problems are not indexed, and the boundary masks them again with
+	// their own verdicts when they are shown: the message's verdict is all they need here.
+	once := func(s string, v mask.Verdict) string {
+		out, _ := mask.Apply(clean.Line(s), v)
+		return out
+	}
 	plain := v.WithoutCode()
 	for i := range nm.Headers {
 		h := &nm.Headers[i]
-		h.Name = mask.Line(h.Name)
+		h.Name = clean.Line(h.Name)
 		if codeHeader(h.Name) {
-			h.Value = m(h.Value)
+			h.Value = once(h.Value, v)
 		} else {
-			h.Value = mask.LineOf(h.Value, plain)
+			h.Value = once(h.Value, plain)
 		}
 	}
 	for i := range nm.Problems {
-		nm.Problems[i] = m(nm.Problems[i]) // they may quote the message: a charset, a file name
+		nm.Problems[i] = once(nm.Problems[i], v) // they may quote the message: a charset, a file name
 	}
 	if v.Withheld {
 		nm.Withheld = v.Reason

@@ -174,6 +174,16 @@ func FuzzBoundary(f *testing.F) {
 				t.Fatalf("not idempotent on %q:\n%q\n%q", around, out, again)
 			}
 		}
+		// What sync stores of a text, without a second pass, is what the boundary shows.
+		if c := clean.Text(around); true {
+			v := mask.Inspect(clean.Line(around), c)
+			if b := mask.BodyOf(c, v); !v.Withheld && mask.Body(b) != b {
+				t.Fatalf("stored %q, shown %q", b, mask.Body(b))
+			}
+			if s := mask.LineOf(clean.Line(around), v); mask.Line(s) != s {
+				t.Fatalf("subject stored %q, shown %q", s, mask.Line(s))
+			}
+		}
 		// The secret on its own line, so that the fuzzer's text can neither join it nor
 		// change what the words before it say.
 		r := rand.New(rand.NewPCG(seed, uint64(kind)))
@@ -191,4 +201,36 @@ func FuzzBoundary(f *testing.F) {
 			t.Fatalf("not idempotent:\n%q\n%q", out, again)
 		}
 	})
+}
+
+// TestStoredAsShown: what sync stores of a message's subject and text (LineOf, and BodyOf
+// without a second pass) is what the boundary shows of it, for every row of the tables and
+// the property test's texts.
+func TestStoredAsShown(t *testing.T) {
+	var pairs [][2]string
+	for _, c := range append(masktest.MaskedCases(), masktest.Layouts()...) {
+		pairs = append(pairs, [2]string{c.Subject, c.Body})
+	}
+	for _, c := range masktest.LeftAlone() {
+		pairs = append(pairs, [2]string{c.Subject, c.Body})
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 500 {
+		st := secretTexts[r.IntN(len(secretTexts))]
+		text := sprinkle(r, strings.Replace(st.text, "%s", digitForms(r, st.secret(r)), 1))
+		pairs = append(pairs, [2]string{"", text}, [2]string{text, "Thanks"})
+	}
+	for _, p := range pairs {
+		subj, body := clean.Line(p[0]), clean.Text(p[1])
+		v := mask.Inspect(subj, body)
+		if s := mask.LineOf(subj, v); mask.Line(s) != s {
+			t.Errorf("subject %q stored as %q, shown as %q", p[0], s, mask.Line(s))
+		}
+		if v.Withheld {
+			continue
+		}
+		if b := mask.BodyOf(body, v); mask.Body(b) != b {
+			t.Errorf("text %q stored as %q, shown as %q", p[1], b, mask.Body(b))
+		}
+	}
 }

@@ -140,14 +140,26 @@ func plain(s string) bool {
 			return false
 		}
 	}
-	low := strings.ToLower(s)
-	for _, st := range allPlainStems() {
-		if strings.Contains(low, st) {
-			return false
+	byFirst := plainStemsByFirst()
+	for i := 0; i < len(s); i++ {
+		for _, st := range byFirst[s[i]|0x20] {
+			if len(s)-i >= len(st) && strings.EqualFold(s[i:i+len(st)], st) {
+				return false
+			}
 		}
 	}
 	return true
 }
+
+// plainStemsByFirst holds allPlainStems by their first byte, so that plain reads s once.
+var plainStemsByFirst = sync.OnceValue(func() *[256][]string {
+	var m [256][]string
+	for _, st := range allPlainStems() {
+		st = strings.ToLower(st)
+		m[st[0]|0x20] = append(m[st[0]|0x20], st)
+	}
+	return &m
+})
 
 func withholds(s string, v Verdict) bool {
 	if v.inspected {
