@@ -159,7 +159,7 @@ func (p *parser) walk(fs fields, body io.Reader, depth int, defaultType string) 
 	s, _ := decodeCharset(cs, raw)
 	bt := bodyText{kind: kind, truncated: cut}
 	if kind == kindHTML {
-		s, cut = htmlToText(s)
+		s, cut = p.htmlText(s)
 		bt.truncated = bt.truncated || cut
 	} else {
 		s = normalizeNewlines(s)
