@@ -192,6 +192,22 @@ func searchCount(t *testing.T, env []string, cfg, query string) int {
 	return r.Count
 }
 
+// startSync starts postern sync with args and returns it, its stderr and the channel its
+// exit arrives on.
+func startSync(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"sync"}, args...)...)
+	cmd.Env = env
+	errOut := new(bytes.Buffer)
+	cmd.Stderr = errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return cmd, errOut, done
+}
+
 // runSync runs postern sync and fails the test when it does not end within limit.
 func runSync(t *testing.T, env []string, cfg string, limit time.Duration) (stdout, stderr string, code int, took time.Duration) {
 	t.Helper()
@@ -371,15 +387,7 @@ func TestMaildirSyncSIGTERM(t *testing.T) {
 			ids = append(ids, writeCopies(t, md, pool, copies, t0.Add(time.Duration(copies)*time.Hour))...)
 			copies++
 		}
-		cmd := exec.Command(binary, "sync", "--config", cfg)
-		cmd.Env = env
-		var errOut bytes.Buffer
-		cmd.Stderr = &errOut
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
+		cmd, errOut, done := startSync(t, env, "--config", cfg)
 		wait := time.Duration(rng.Int64N(int64(time.Second)))
 		select {
 		case err := <-done:
@@ -574,15 +582,7 @@ func TestSyncSignalStalledIMAP(t *testing.T) {
 			}
 			cfg := filepath.Join(t.TempDir(), "config.toml")
 			os.WriteFile(cfg, []byte(fmt.Sprintf("[[accounts]]\nname = \"work\"\nkind = \"imap\"\nserver = %q\nuser = \"me\"\npassword_cmd = %q\ntls = \"none\"\n", addr, c.pwCmd)), 0o600)
-			cmd := exec.Command(binary, "sync", "--config", cfg)
-			cmd.Env = env
-			var errOut bytes.Buffer
-			cmd.Stderr = &errOut
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			cmd, errOut, done := startSync(t, env, "--config", cfg)
 			if c.stage == "password" {
 				time.Sleep(700 * time.Millisecond) // the server has greeted; the command sleeps
 			} else {
@@ -650,15 +650,7 @@ func TestSyncSIGTERMIMAPResumes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 9))
 	worst, rounds := time.Duration(0), 0
 	for round := 0; round < 6; round++ {
-		cmd := exec.Command(binary, "sync", "--config", cfg, "--quiet")
-		cmd.Env = env
-		var errOut bytes.Buffer
-		cmd.Stderr = &errOut
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
+		cmd, errOut, done := startSync(t, env, "--config", cfg, "--quiet")
 		wait := time.Duration(rng.Int64N(int64(400 * time.Millisecond)))
 		finished := false
 		select {

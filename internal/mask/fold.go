@@ -133,7 +133,7 @@ func foldNFKC(r rune) (string, bool) {
 		c := f.(cached)
 		return c.s, c.changed
 	}
-	f, ok := foldNFKCSlow(r, buf[:n])
+	f, ok := foldNFKCSlow(buf[:n])
 	nfkcCache.Store(r, cached{f, ok})
 	return f, ok
 }
@@ -145,26 +145,27 @@ type cached struct {
 
 // nfkcCache holds the runes foldNFKC has folded, so that a megabyte of no-break spaces costs
 // one normalisation, not a million.
-var nfkcCache sync.Map // rune → string
+var nfkcCache sync.Map // rune → cached
 
-func foldNFKCSlow(r rune, enc []byte) (string, bool) {
-	buf := enc
-	n := len(enc)
-	k := norm.NFKC.String(string(buf[:n]))
-	if k == string(buf[:n]) {
+// foldNFKCSlow is the NFKC form of the rune encoded in enc, its digits and look-alikes folded
+// too, and whether it differs from the rune.
+func foldNFKCSlow(enc []byte) (string, bool) {
+	k := norm.NFKC.String(string(enc))
+	if k == string(enc) {
 		return "", false
 	}
 	var b strings.Builder
 	for _, x := range k {
-		if f, ok := lookAlike[x]; ok {
-			b.WriteRune(f)
-		} else if x >= utf8.RuneSelf && unicode.Is(unicode.Nd, x) {
-			if d, ok := digitValue(x); ok {
-				b.WriteByte(byte('0' + d))
-			} else {
-				b.WriteRune(x)
-			}
-		} else {
+		d, digit := 0, false
+		if x >= utf8.RuneSelf && unicode.Is(unicode.Nd, x) {
+			d, digit = digitValue(x)
+		}
+		switch l, look := lookAlike[x]; {
+		case look:
+			b.WriteRune(l)
+		case digit:
+			b.WriteByte(byte('0' + d))
+		default:
 			b.WriteRune(x)
 		}
 	}
