@@ -43,6 +43,7 @@ var hiddenCases = []struct{ name, html string }{
 	{"hidden attribute, invalid display", `SEEN <div hidden style="display:blok">HIDDEN</div> ALSO`},
 	{"aria-hidden with display:none", `SEEN <span aria-hidden="true" style="display:none">HIDDEN</span> ALSO`},
 	{"template", `SEEN <template><p>HIDDEN</p></template> ALSO`},
+	{"an <a> before a closed template and cell stays open", `SEEN <a><template><td></template><span style="opacity:0"><a>HIDDEN</a></span> ALSO`},
 	{"dialog without open", `SEEN <dialog>HIDDEN</dialog> ALSO`},
 	{"iframe content", `SEEN <iframe>HIDDEN</iframe> ALSO`},
 	{"noembed", `SEEN <noembed>HIDDEN</noembed> ALSO`},

@@ -666,6 +666,19 @@ func (t *tree) unpend(k key) bool {
 	return false
 }
 
+// afterLastMarker tells whether an element of key k is in the list of active formatting
+// elements after its last marker: waiting to be reopened there, or open since it was opened.
+func (t *tree) afterLastMarker(k key) bool {
+	s := &t.segs[len(t.segs)-1]
+	for i := range s.items {
+		if s.items[i].k == k {
+			return true
+		}
+	}
+	j := t.nearest(k)
+	return j >= 0 && t.stack[j].segID == s.id
+}
+
 // lost stands for formatting elements forgotten past maxReopen: what it holds is dropped.
 var lost = elem{f: fFormatting, own: decl{display: dispNone, opacity: 1}, id: 1}
 
@@ -1107,7 +1120,12 @@ func (t *tree) closeBefore(e *elem, ha atom.Atom, at *attrs) bool {
 			t.popTo(int32(len(t.stack))-1, false)
 		}
 	case atom.A:
-		t.endFormatting(kA)
+		// Only an a after the last marker in the list is closed first: one opened before a
+		// template or cell that has been closed since stays open, since the marker its cell
+		// left behind still stands between them.
+		if t.afterLastMarker(kA) {
+			t.endFormatting(kA)
+		}
 	case atom.Nobr:
 		t.reopen() // first, so that a reopened nobr is the one closed
 		if t.inScope(kNobr, nScope) >= 0 {
