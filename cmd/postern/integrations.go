@@ -16,6 +16,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/termsafe"
+	"github.com/spf13/cobra"
 )
 
 const integrationsUsage = `Usage:
@@ -344,4 +345,16 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err := w.Write(termsafe.JSON(b.Bytes()))
 	return err
+}
+
+// newIntegrationsCmd is the integrations command tree of the command line.
+func newIntegrationsCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:                "integrations",
+		Short:              "register postern with agent hosts, check it, remove it",
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return cmdIntegrations(args, stdin, stdout, stderr)
+		},
+	}
 }
