@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -104,6 +105,10 @@ type Options struct {
 	Grant   func() dispatch.Grant
 	Version string
 	Stderr  io.Writer
+	// Poll is how often the server looks whether the tool or resource lists changed (a
+	// configuration that grants other scopes), to tell a legacy client with
+	// notifications/tools/list_changed; 0 means every second, a negative value never.
+	Poll time.Duration
 }
 
 // Server serves one connection.
@@ -126,6 +131,7 @@ type Server struct {
 
 	conn      string      // this connection's identity, for approval tokens
 	canElicit atomic.Bool // the legacy client declared form elicitation
+	ready     atomic.Bool // the legacy client sent notifications/initialized
 	asked     map[string]chan gjson.Result
 	askSeq    int
 }
@@ -146,6 +152,8 @@ func New(opt Options) *Server {
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.out = jsonrpc.NewWriter(out)
 	r := jsonrpc.NewReader(in)
+	stopWatch := s.watchLists()
+	defer stopWatch()
 	var readErr error
 	for {
 		line, err := r.Next()
@@ -172,6 +180,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			s.write(resp)
 		}
 	}
+	stopWatch()
 	s.wg.Wait()
 	if err := s.out.Flush(); err != nil && readErr == nil {
 		readErr = err
@@ -288,6 +297,10 @@ func (s *Server) handle(ctx context.Context, line []byte, async bool) (resp []by
 func (s *Server) notification(msg *jsonrpc.Message) {
 	switch msg.Method {
 	case "notifications/initialized":
+		s.mu.Lock()
+		legacy := s.legacyVersion != ""
+		s.mu.Unlock()
+		s.ready.Store(legacy)
 	case "notifications/cancelled":
 		id := msg.Params.Get("requestId").Raw
 		s.mu.Lock()
@@ -454,8 +467,8 @@ func (s *Server) initialize(req *request) []byte {
 	res := map[string]any{
 		"protocolVersion": v,
 		"capabilities": map[string]any{
-			"tools":     map[string]any{"listChanged": false},
-			"resources": map[string]any{"listChanged": false, "subscribe": false},
+			"tools":     map[string]any{"listChanged": true},
+			"resources": map[string]any{"listChanged": true, "subscribe": false},
 		},
 		"serverInfo":   info,
 		"instructions": generated.Instructions,
