@@ -44,6 +44,8 @@ var hiddenCases = []struct{ name, html string }{
 	{"aria-hidden with display:none", `SEEN <span aria-hidden="true" style="display:none">HIDDEN</span> ALSO`},
 	{"template", `SEEN <template><p>HIDDEN</p></template> ALSO`},
 	{"an <a> before a closed template and cell stays open", `SEEN <a><template><td></template><span style="opacity:0"><a>HIDDEN</a></span> ALSO`},
+	{"a caption among a template's cells is ignored, what it would close stays", `SEEN <template><td><colgroup><s style="font-size:0"><marquee><caption></template>HIDDEN</s> ALSO`},
+	{"a table among a template's cells is ignored", `SEEN <template><td><colgroup><table><s style="font-size:0"><marquee><caption></template>HIDDEN</s> ALSO`},
 	{"dialog without open", `SEEN <dialog>HIDDEN</dialog> ALSO`},
 	{"iframe content", `SEEN <iframe>HIDDEN</iframe> ALSO`},
 	{"noembed", `SEEN <noembed>HIDDEN</noembed> ALSO`},

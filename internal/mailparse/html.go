@@ -220,8 +220,9 @@ type elem struct {
 	at          int    // the length of the text when it opened
 	seg         int32  // the segment it waits in when closed: the last when it opened
 	segID       uint32
-	order       uint64 // when it first opened: its place in the list of formatting elements
-	begun, rows bool   // a template's content has begun; with a table part
+	order       uint64    // when it first opened: its place in the list of formatting elements
+	begun, rows bool      // a template's content has begun; with a table part
+	part        atom.Atom // the table part a template's content began with: its insertion mode
 	linkOpen    bool
 	foreign     bool  // SVG or MathML
 	ns          uint8 // nsSVG or nsMath for foreign elements
@@ -830,6 +831,45 @@ func (t *tree) closeLink(e *elem) {
 	}
 }
 
+// templateRefuses says whether a template whose content began with a row, a cell or a column
+// ignores the start tag of ha: its content is then read as a table body, a row or a column group
+// (the "in template" insertion mode switches to those), and they take only rows and cells, only
+// cells, or only columns, and no table outside a cell. What such a tag would close first (the cell, the row) closes. Nothing
+// in a template is seen, but what stays open in it decides what is reopened after it.
+func (t *tree) templateRefuses(i int32, ha atom.Atom, f tagFlags) bool {
+	if ha == atom.Table && t.stack[i].part != 0 && t.highest(nTable, kTd, kTh, kCaption) < 0 {
+		return true // among a template's rows, not in a cell: a table has no table to close
+	}
+	switch t.stack[i].part {
+	case atom.Col:
+		switch ha {
+		case atom.Col, atom.Template, atom.Base, atom.Basefont, atom.Bgsound, atom.Link, atom.Meta,
+			atom.Noframes, atom.Script, atom.Style, atom.Title:
+			return false
+		}
+		return true
+	case atom.Td, atom.Th:
+		if f&fTablePart == 0 || ha == atom.Td || ha == atom.Th {
+			return false
+		}
+		if j := t.highest(nTable, kTd, kTh); j >= 0 {
+			t.popTo(j, false)
+		}
+		return true
+	case atom.Tr:
+		if f&fTablePart == 0 || ha == atom.Td || ha == atom.Th || ha == atom.Tr {
+			return false
+		}
+		if j := t.highest(nTable, kTr); j >= 0 {
+			t.popTo(j, false)
+		} else if j := t.highest(nTable, kTd, kTh); j >= 0 {
+			t.popTo(j, false)
+		}
+		return true
+	}
+	return false
+}
+
 // tableOpen says whether table parts may open here: in a table, or in a template whose content
 // began with one.
 func (t *tree) tableOpen() bool {
@@ -1032,7 +1072,12 @@ func (t *tree) closeBefore(e *elem, ha atom.Atom, at *attrs) bool {
 			atom.Style, atom.Template, atom.Title:
 		default: // the first other start tag decides what the template holds
 			t.stack[i].begun, t.stack[i].rows = true, f&fTablePart != 0
+			if f&fTablePart != 0 {
+				t.stack[i].part = ha
+			}
 		}
+	} else if i >= 0 && t.stack[i].a == atom.Template && t.templateRefuses(i, ha, f) {
+		return true
 	}
 	switch ha {
 	case atom.Html, atom.Body:
