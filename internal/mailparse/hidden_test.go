@@ -46,6 +46,7 @@ var hiddenCases = []struct{ name, html string }{
 	{"an <a> before a closed template and cell stays open", `SEEN <a><template><td></template><span style="opacity:0"><a>HIDDEN</a></span> ALSO`},
 	{"a caption among a template's cells is ignored, what it would close stays", `SEEN <template><td><colgroup><s style="font-size:0"><marquee><caption></template>HIDDEN</s> ALSO`},
 	{"a table among a template's cells is ignored", `SEEN <template><td><colgroup><table><s style="font-size:0"><marquee><caption></template>HIDDEN</s> ALSO`},
+	{"a </form> inside a select takes the form away; a later one closes nothing", `SEEN <form><select></form></select><dt style="visibility:hidden"></form>HIDDEN</dt> ALSO`},
 	{"dialog without open", `SEEN <dialog>HIDDEN</dialog> ALSO`},
 	{"iframe content", `SEEN <iframe>HIDDEN</iframe> ALSO`},
 	{"noembed", `SEEN <noembed>HIDDEN</noembed> ALSO`},

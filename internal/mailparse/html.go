@@ -1259,9 +1259,10 @@ func (t *tree) end(nameB []byte) {
 		j = t.inScope(k, nTable)
 	case a == atom.Form:
 		if t.nearest(kTemplate) < 0 {
-			t.form = false
-			if j = t.inScope(k, nScope); j < 0 {
-				return
+			had := t.form
+			t.form = false // the form element pointer goes, whether or not the tag closes it
+			if j = t.inScope(k, nScope); j < 0 || !had {
+				return // an end tag an earlier one left without a form: ignored
 			}
 			for top := t.top(); top.f&fImplied != 0 && int32(len(t.stack))-1 > j; top = t.top() {
 				t.popTo(int32(len(t.stack))-1, false) // "generate implied end tags"
