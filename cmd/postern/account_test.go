@@ -23,7 +23,7 @@ func TestAccountCommands(t *testing.T) {
 	run := func(args ...string) (string, string, int) {
 		return runCLI(t, env, append(args, "--config", cfg)...)
 	}
-	if out, errOut, code := run("account", "add", "work", "--imap", "imap.example.com:993", "--user", "me@example.com", "--password-cmd", "pass show mail/work", "--smtp", "smtp.example.com:465", "--alias", "me@old.example.com"); code != 0 || !strings.Contains(out, "Added account work") {
+	if out, errOut, code := run("account", "add", "work", "--imap", "imap.example.com:993", "--user", "me@example.com", "--password-cmd", "pass show mail/work", "--smtp", "smtp.example.com:465", "--alias", "me@old.example.com", "--no-check"); code != 0 || !strings.Contains(out, "Added account work") {
 		t.Fatalf("add imap: %d %q %q", code, out, errOut)
 	}
 	if _, errOut, code := run("account", "add", "local", "--maildir", maildir); code != 0 {
@@ -80,8 +80,79 @@ func TestAccountCommands(t *testing.T) {
 	if !strings.Contains(string(b), "# my settings") || !strings.Contains(string(b), `name = "work"`) || strings.Contains(string(b), "local") {
 		t.Fatalf("remove changed the wrong parts of the file:\n%s", b)
 	}
-	if _, _, code := run("account", "remove", "local"); code == 0 {
-		t.Fatal("removing an unknown account succeeded")
+	if _, errOut, code := run("account", "remove", "local"); code == 0 || !strings.Contains(errOut, "The accounts are: work") {
+		t.Fatalf("removing an unknown account: %d %q", code, errOut)
+	}
+	// Without --tls, port 143 is STARTTLS, and the output says the choice.
+	if out, errOut, code := run("account", "add", "plain", "--imap", "imap.example.com:143", "--user", "u", "--password-cmd", "c", "--no-check"); code != 0 || !strings.Contains(out, "tls starttls (the default for port 143") {
+		t.Fatalf("add on port 143: %d %q %q", code, out, errOut)
+	}
+}
+
+// TestAccountAddChecksServer: account add logs in and lists the folders on the
+// real Dovecot before it writes anything; a TLS failure says which --tls or
+// --ca-file to try, and with --ca-file the account is added and syncs over
+// verified TLS.
+func TestAccountAddChecksServer(t *testing.T) {
+	srv := imaptest.Start(t)
+	u := srv.NewUser(t)
+	if _, err := corpus.WriteMaildir(u.Maildir, corpus.Options{Seed: 4, Messages: 12}); err != nil {
+		t.Fatal(err)
+	}
+	u.FixOwnership(t)
+	env := home(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	pw := filepath.Join(dir, "pw")
+	os.WriteFile(pw, []byte(u.Password+"\n"), 0o600)
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("wrong\n"), 0o600)
+	ca := filepath.Join(srv.Dir, "tls", "cert.pem")
+	add := func(name, server string, extra ...string) (string, string, int) {
+		args := append([]string{"account", "add", name, "--imap", server, "--user", u.Name, "--password-cmd", "cat " + pw, "--config", cfg}, extra...)
+		return runCLI(t, env, args...)
+	}
+	for _, c := range []struct {
+		name, server string
+		extra        []string
+		want         string
+	}{
+		{"a", srv.Addr, []string{"--tls", "implicit"}, "try --tls starttls"},
+		{"b", srv.TLSAddr, []string{"--tls", "implicit"}, "--ca-file PATH"},
+		{"c", srv.TLSAddr, []string{"--tls", "implicit", "--ca-file", pw}, "no PEM certificate"},
+		{"d", srv.Addr, []string{"--tls", "starttls"}, "--ca-file PATH"},
+		{"e", srv.Addr, []string{"--tls", "none", "--password-cmd", "cat " + bad}, "refused the login"},
+	} {
+		out, errOut, code := add(c.name, c.server, c.extra...)
+		if code != 1 || lines(errOut) != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s (%v): exit %d, stdout %q, stderr %q; want %q", c.name, c.extra, code, out, errOut, c.want)
+		}
+		if c.want != "no PEM certificate" && !strings.Contains(errOut, "Nothing was added") {
+			t.Errorf("%s: the error does not say that nothing was added: %q", c.name, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(cfg); strings.Contains(string(b), "[[accounts]]") {
+		t.Fatalf("a failed check wrote the account:\n%s", b)
+	}
+	out, errOut, code := add("work", srv.TLSAddr, "--tls", "implicit", "--ca-file", ca, "--name", "Sam Rivera")
+	if code != 0 || !strings.Contains(out, "Checked "+srv.TLSAddr+": logged in as "+u.Name) || !strings.Contains(out, "Added account work") {
+		t.Fatalf("add with --ca-file: %d %q %q", code, out, errOut)
+	}
+	b, _ := os.ReadFile(cfg)
+	if !strings.Contains(string(b), "tls_ca = \""+ca+"\"") || !strings.Contains(string(b), `display_name = "Sam Rivera"`) {
+		t.Fatalf("the file lacks tls_ca or display_name:\n%s", b)
+	}
+	// sync honours tls_ca: the implicit TLS port is verified against it.
+	if out, errOut, code := runCLI(t, env, "sync", "--config", cfg); code != 0 || !strings.Contains(out, "work: 12 new") {
+		t.Fatalf("sync with tls_ca: %d %q %q", code, out, errOut)
+	}
+	// STARTTLS on the plain port with the CA: checked and added.
+	if out, errOut, code := add("work2", srv.Addr, "--tls", "starttls", "--ca-file", ca); code != 0 || !strings.Contains(out, "Checked") {
+		t.Fatalf("add starttls with --ca-file: %d %q %q", code, out, errOut)
+	}
+	// account set checks the server when the connection changes.
+	if _, errOut, code := runCLI(t, env, "account", "set", "work2", "--ca-file", "", "--config", cfg); code != 1 || !strings.Contains(errOut, "--ca-file PATH") || !strings.Contains(errOut, "Nothing was changed") {
+		t.Fatalf("set without the CA: %d %q", code, errOut)
 	}
 }
 

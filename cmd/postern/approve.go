@@ -67,26 +67,23 @@ func setupApprovals(reg *dispatch.Registry, watcher *config.Watcher, stderr io.W
 	return nil
 }
 
-const approveHelp = `Usage:
-  postern approve                 list the actions waiting for you, with their previews
+// approveLong is the help of postern approve: only sends are held today.
+const approveLong = `List the actions an agent prepared that wait for your approval, with their
+previews; approve or decline one by its code.
+
+  postern approve                 list the actions waiting for you
   postern approve CODE            show one and approve it (asks y/N in this terminal)
   postern approve --decline CODE  decline it: nothing is done
 
-An agent's send (or delete) waits here when its host cannot ask you in its own
-window and the configuration's [approval] mode is "terminal" (the default).
-Approving needs a terminal: this command will not approve from a pipe or a script.
+An agent's send waits here when its host cannot ask you in its own window and the
+configuration's [approval] mode is "terminal" (the default). Approving needs a
+terminal: this command will not approve from a pipe or a script.`
 
-Flags:
-`
+// approveFlags are the flags of postern approve.
+type approveFlags struct{ decline, asJSON bool }
 
-func cmdApprove(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("approve", stderr, approveHelp)
-	decline := fs.Bool("decline", false, "decline the action instead of approving it")
-	asJSON := fs.Bool("json", false, "list as JSON")
-	pos, err := splitFlags(fs, args)
-	if err != nil {
-		return err
-	}
+func cmdApprove(f *approveFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	decline, asJSON := &f.decline, &f.asJSON
 	q := approvalQueue()
 	if len(pos) == 0 {
 		if *decline {
@@ -124,10 +121,6 @@ func cmdApprove(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintln(stdout, "Approve one with: postern approve CODE   (or decline: postern approve --decline CODE)")
 		return nil
-	}
-	if len(pos) > 1 {
-		fs.Usage()
-		return exitError{2}
 	}
 	h, err := q.Get(pos[0])
 	if errors.Is(err, approval.ErrNoSuchCode) {

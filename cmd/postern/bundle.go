@@ -12,19 +12,11 @@ import (
 
 // cmdBundle packs the Claude Desktop bundle: a zip (.mcpb) holding the
 // generated manifest and this postern binary under server/.
-func cmdBundle(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bundle", stderr, "Usage: postern bundle mcpb [--manifest FILE] [--binary FILE] [--out FILE]\n\nPack a Claude Desktop bundle (.mcpb) from the generated manifest and a postern binary.\n\nFlags:\n")
-	manifest := fs.String("manifest", filepath.Join("plugins", "postern", "mcpb", "manifest.json"), "the generated manifest")
-	binary := fs.String("binary", "", "the postern binary to pack (default: this one)")
-	out := fs.String("out", "postern.mcpb", "the bundle to write")
-	pos, err := splitFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || pos[0] != "mcpb" {
-		fs.Usage()
-		return exitError{2}
-	}
+// bundleFlags are the flags of postern bundle mcpb.
+type bundleFlags struct{ manifest, binary, out string }
+
+func cmdBundle(f *bundleFlags, stdout io.Writer) error {
+	manifest, binary, out := &f.manifest, &f.binary, &f.out
 	m, err := os.ReadFile(*manifest)
 	if err != nil {
 		return fmt.Errorf("cannot read the manifest %s (%v); run this in a checkout of postern, or pass --manifest", *manifest, err)

@@ -14,13 +14,8 @@ import (
 )
 
 // cmdLog prints a month of the audit log: what agents called, when, and what they got.
-func cmdLog(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("log", stderr, "Usage: postern log [--month YYYY-MM] [--json]\n\nShow what agents asked postern and what they were given (ids and lengths, never text).\n\nFlags:\n")
-	month := fs.String("month", time.Now().UTC().Format("2006-01"), "the month to show")
-	asJSON := fs.Bool("json", false, "print the entries as JSON lines")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
+func cmdLog(monthFlag string, asJSONFlag bool, stdout, stderr io.Writer) error {
+	month, asJSON := &monthFlag, &asJSONFlag
 	if _, err := time.Parse("2006-01", *month); err != nil {
 		return fmt.Errorf("--month %q must be YYYY-MM, such as %s", *month, time.Now().UTC().Format("2006-01"))
 	}

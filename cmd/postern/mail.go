@@ -24,214 +24,425 @@ import (
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // storePath is where the store lives: $XDG_DATA_HOME/postern/store.db.
 func storePath() string { return store.DefaultPath(config.DataDir()) }
 
-func configPathFlag(fs interface {
-	StringVar(*string, string, string, string)
-}, p *string) {
-	fs.StringVar(p, "config", config.DefaultPath(), "configuration file")
+// accountFlags are the flags of account add and account set: set changes
+// only the fields whose flags are given.
+type accountFlags struct {
+	config, imap, user, pwCmd, tls, maildir                      string
+	smtp, smtpTLS, smtpUser, smtpPwCmd, address, caFile, display string
+	aliases, trusted                                             []string
+	noCheck                                                      bool
 }
 
-func cmdAccount(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "Usage: postern account add|list|remove …; run postern account add --help")
-		return exitError{2}
+func (f *accountFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	addConfigFlag(cmd, &f.config)
+	fl.StringVar(&f.imap, "imap", "", "IMAP server as HOST:PORT (993: implicit TLS; 143: STARTTLS)")
+	fl.StringVar(&f.user, "user", "", "IMAP user name")
+	fl.StringVar(&f.pwCmd, "password-cmd", "", `command that prints the password (for example "pass show mail/work"); run at each sync and send, never stored`)
+	fl.StringVar(&f.tls, "tls", "", "implicit, starttls or none (none only to this computer); default: starttls on ports 143 and 587, else implicit")
+	fl.StringVar(&f.caFile, "ca-file", "", "PEM file of a private certificate authority to trust for this account's IMAP and SMTP servers (stored as tls_ca)")
+	fl.StringVar(&f.maildir, "maildir", "", "a local Maildir to import, read-only")
+	fl.StringVar(&f.smtp, "smtp", "", "SMTP submission server as HOST:PORT (465: implicit TLS; 587: STARTTLS)")
+	fl.StringVar(&f.smtpTLS, "smtp-tls", "", "implicit, starttls or none (only to this computer); default: implicit on port 465, else starttls")
+	fl.StringVar(&f.smtpUser, "smtp-user", "", "SMTP user name (default: --user)")
+	fl.StringVar(&f.smtpPwCmd, "smtp-password-cmd", "", "command that prints the SMTP password, when it is not the IMAP one")
+	fl.StringVar(&f.address, "address", "", "your address on this account, the From of what you write (default: --user when it is an address)")
+	fl.StringVar(&f.display, "name", "", `your name in the From of what you write, such as "Sam Rivera" (default: the bare address)`)
+	fl.StringArrayVar(&f.aliases, "alias", nil, "another address of yours, never replied to by reply-all; repeatable")
+	fl.StringArrayVar(&f.trusted, "trust-authserv", nil, "authserv-id of your provider's receiving server (e.g. mx.example.com) whose Authentication-Results mark forged mail; repeatable")
+	fl.BoolVar(&f.noCheck, "no-check", false, "do not log in to the IMAP server to check the account first")
+	cmd.MarkFlagFilename("ca-file", "pem", "crt")
+	cmd.MarkFlagDirname("maildir")
+	for name, values := range map[string][]string{"tls": {"implicit", "starttls", "none"}, "smtp-tls": {"implicit", "starttls", "none"}} {
+		cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	}
-	switch args[0] {
-	case "add":
-		return cmdAccountAdd(args[1:], stdout, stderr)
-	case "list":
-		return cmdAccountList(args[1:], stdout, stderr)
-	case "remove":
-		return cmdAccountRemove(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "postern: unknown account command %q; use add, list or remove.\n", args[0])
-	return exitError{2}
 }
 
-// splitFlags lets flags come before or after the positional arguments.
-func splitFlags(fs interface {
-	Parse([]string) error
-	Args() []string
-}, args []string) ([]string, error) {
-	var pos []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return nil, err
+// defaultTLS is how an IMAP server is reached when --tls is not given: STARTTLS on
+// the ports that speak plain first (143, and 587 for servers set up that way), else
+// implicit TLS (993).
+func defaultTLS(server string) string {
+	_, port, _ := net.SplitHostPort(server)
+	if port == "143" || port == "587" {
+		return "starttls"
+	}
+	return "implicit"
+}
+
+// apply sets the fields of a whose flags were given.
+func (f *accountFlags) apply(cmd *cobra.Command, a *config.Account) error {
+	given := cmd.Flags().Changed
+	if given("maildir") {
+		if a.Kind == "imap" {
+			return fmt.Errorf("account %s is an IMAP account; --maildir cannot change its kind (remove it and add it again)", a.Name)
 		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		rest = rest[1:]
-	}
-}
-
-func cmdAccountAdd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("account add", stderr, `Usage:
-  postern account add NAME --imap HOST:PORT --user USER --password-cmd CMD [--tls implicit|starttls|none]
-                           [--smtp HOST:PORT [--smtp-tls implicit|starttls|none] [--smtp-user USER]]
-                           [--address ADDR] [--alias ADDR]…
-  postern account add NAME --maildir PATH
-
-Add a mail account. The password is never stored: --password-cmd is run at each
-sync (and each send) and must print it (for example "pass show mail/work").
-With --smtp, the account can send (only when a person grants mail:send and
-approves each message); the SMTP login uses the same password command.
-
-Flags:
-`)
-	var cfgPath, imapAddr, user, pwCmd, tlsMode, maildir string
-	configPathFlag(fs, &cfgPath)
-	fs.StringVar(&imapAddr, "imap", "", "IMAP server as HOST:PORT")
-	fs.StringVar(&user, "user", "", "IMAP user name")
-	fs.StringVar(&pwCmd, "password-cmd", "", "command that prints the password")
-	fs.StringVar(&tlsMode, "tls", "implicit", "implicit (port 993), starttls (port 143) or none (only to this computer)")
-	fs.StringVar(&maildir, "maildir", "", "a local Maildir to import, read-only")
-	var smtpAddr, smtpTLS, smtpUser, address string
-	var aliases multi
-	fs.StringVar(&smtpAddr, "smtp", "", "SMTP submission server as HOST:PORT (465: implicit TLS; 587: STARTTLS)")
-	fs.StringVar(&smtpTLS, "smtp-tls", "", "implicit, starttls or none (only to this computer); default: implicit on port 465, else starttls")
-	fs.StringVar(&smtpUser, "smtp-user", "", "SMTP user name (default: --user)")
-	fs.StringVar(&address, "address", "", "your address on this account, the From of what you send (default: --user when it is an address)")
-	fs.Var(&aliases, "alias", "another address of yours, never replied to by reply-all; repeatable")
-	var trusted multi
-	fs.Var(&trusted, "trust-authserv", "authserv-id of your provider's receiving server (e.g. mx.example.com) whose Authentication-Results mark forged mail; repeatable")
-	pos, err := splitFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitError{2}
-	}
-	name := pos[0]
-	if err := config.ValidAccountName(name); err != nil {
-		return err
-	}
-	var a config.Account
-	switch {
-	case imapAddr != "" && maildir != "":
-		return fmt.Errorf("give either --imap or --maildir, not both")
-	case maildir != "":
-		abs, err := filepath.Abs(maildir)
+		abs, err := filepath.Abs(f.maildir)
 		if err != nil {
 			return err
 		}
-		if fi, err := os.Stat(filepath.Join(abs, "cur")); err != nil || !fi.IsDir() {
-			return fmt.Errorf("%s is not a Maildir (it has no cur folder); give the folder that holds cur, new and tmp", abs)
+		a.Kind, a.Path = "maildir", abs
+	}
+	for _, flag := range []string{"imap", "user", "password-cmd", "tls", "smtp", "smtp-tls", "smtp-user", "smtp-password-cmd"} {
+		if given(flag) && a.Kind == "maildir" {
+			return fmt.Errorf("--%s is for IMAP accounts, and %s is a Maildir import (sending needs IMAP: the sent copy is saved there)", flag, a.Name)
 		}
-		a = config.Account{Name: name, Kind: "maildir", Path: abs}
-	case imapAddr != "":
-		host, port, err := net.SplitHostPort(imapAddr)
-		if err != nil || host == "" || port == "" {
-			return fmt.Errorf("--imap %q must be HOST:PORT, such as imap.example.com:993", imapAddr)
+	}
+	if given("imap") {
+		if a.Kind == "" {
+			a.Kind = "imap"
 		}
-		if user == "" || pwCmd == "" {
-			return fmt.Errorf("an IMAP account needs --user and --password-cmd")
+		if !given("tls") && (a.TLS == "" || a.TLS == defaultTLS(a.Server)) {
+			a.TLS = defaultTLS(f.imap)
 		}
-		switch tlsMode {
-		case "implicit", "starttls":
-		case "none":
-			ip := net.ParseIP(host)
-			if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-				return fmt.Errorf("--tls none sends your password in clear; it is only allowed to this computer (127.0.0.1, ::1, localhost)")
+		a.Server = f.imap
+	}
+	set := func(flag string, p *string, v string) {
+		if given(flag) {
+			*p = v
+		}
+	}
+	set("user", &a.User, f.user)
+	set("password-cmd", &a.PasswordCmd, f.pwCmd)
+	set("tls", &a.TLS, f.tls)
+	set("smtp", &a.SMTP, f.smtp)
+	set("smtp-tls", &a.SMTPTLS, f.smtpTLS)
+	set("smtp-user", &a.SMTPUser, f.smtpUser)
+	set("smtp-password-cmd", &a.SMTPPasswordCmd, f.smtpPwCmd)
+	set("address", &a.Address, f.address)
+	set("name", &a.DisplayName, strings.TrimSpace(f.display))
+	if given("ca-file") {
+		a.TLSCA = ""
+		if f.caFile != "" {
+			abs, err := filepath.Abs(f.caFile)
+			if err != nil {
+				return err
 			}
-		default:
-			return fmt.Errorf("--tls must be implicit, starttls or none, not %q", tlsMode)
+			a.TLSCA = abs
 		}
-		a = config.Account{Name: name, Kind: "imap", Server: imapAddr, User: user, PasswordCmd: pwCmd, TLS: tlsMode}
-	default:
-		fs.Usage()
-		return exitError{2}
 	}
-	a.TrustedAuthServ = trusted
-	if smtpAddr != "" {
-		if a.Kind != "imap" {
-			return fmt.Errorf("--smtp needs an IMAP account (the sent copy is saved over IMAP)")
-		}
-		host, port, err := net.SplitHostPort(smtpAddr)
-		if err != nil || host == "" || port == "" {
-			return fmt.Errorf("--smtp %q must be HOST:PORT, such as smtp.example.com:465", smtpAddr)
-		}
-		switch smtpTLS {
-		case "", "implicit", "starttls":
-		case "none":
-			ip := net.ParseIP(host)
-			if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-				return fmt.Errorf("--smtp-tls none sends your password in clear; it is only allowed to this computer (127.0.0.1, ::1, localhost)")
+	list := func(flag string, p *[]string, v []string) {
+		if given(flag) {
+			*p = nil
+			for _, x := range v {
+				if x != "" { // --alias "" clears the list
+					*p = append(*p, x)
+				}
 			}
-		default:
-			return fmt.Errorf("--smtp-tls must be implicit, starttls or none, not %q", smtpTLS)
-		}
-		a.SMTP, a.SMTPTLS, a.SMTPUser = smtpAddr, smtpTLS, smtpUser
-	} else if smtpTLS != "" || smtpUser != "" {
-		return fmt.Errorf("--smtp-tls and --smtp-user need --smtp HOST:PORT")
-	}
-	if address != "" {
-		if _, err := mail.ParseAddress(address); err != nil || strings.ContainsAny(address, "<>, ") {
-			return fmt.Errorf("--address %q must be a bare address such as you@example.com", address)
-		}
-		a.Address = address
-	}
-	for _, al := range aliases {
-		if _, err := mail.ParseAddress(al); err != nil || strings.ContainsAny(al, "<>, ") {
-			return fmt.Errorf("--alias %q must be a bare address such as you@example.com", al)
 		}
 	}
-	a.Aliases = aliases
-	if err := config.AddAccount(cfgPath, a); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "Added account %s (%s). Run postern sync to fetch its mail.\n", termsafe.Line(name), a.Kind)
+	list("alias", &a.Aliases, f.aliases)
+	list("trust-authserv", &a.TrustedAuthServ, f.trusted)
 	return nil
 }
 
-func cmdAccountList(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("account list", stderr, "Usage: postern account list [--json]\n\nFlags:\n")
-	var cfgPath string
-	configPathFlag(fs, &cfgPath)
-	asJSON := fs.Bool("json", false, "print as JSON")
-	if _, err := splitFlags(fs, args); err != nil {
+// validateAccount says, naming the flag, what is wrong with an account about to be written.
+func validateAccount(a config.Account) error {
+	if err := config.ValidAccountName(a.Name); err != nil {
 		return err
 	}
-	cfg, err := config.Load(cfgPath)
+	switch a.Kind {
+	case "maildir":
+		if fi, err := os.Stat(filepath.Join(a.Path, "cur")); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a Maildir (it has no cur folder); give the folder that holds cur, new and tmp", a.Path)
+		}
+	case "imap":
+		host, port, err := net.SplitHostPort(a.Server)
+		if err != nil || host == "" || port == "" {
+			return fmt.Errorf("--imap %q must be HOST:PORT, such as imap.example.com:993", a.Server)
+		}
+		if a.User == "" || a.PasswordCmd == "" {
+			return fmt.Errorf("an IMAP account needs --user and --password-cmd")
+		}
+		switch a.TLS {
+		case "implicit", "starttls":
+		case "none":
+			if !config.Loopback(host) {
+				return fmt.Errorf("--tls none sends your password in clear; it is only allowed to this computer (127.0.0.1, ::1, localhost)")
+			}
+		default:
+			return fmt.Errorf("--tls must be implicit, starttls or none, not %q", a.TLS)
+		}
+	default:
+		return usagef("give --imap HOST:PORT (with --user and --password-cmd) or --maildir PATH; run postern account add --help")
+	}
+	if a.SMTP != "" {
+		host, port, err := net.SplitHostPort(a.SMTP)
+		if err != nil || host == "" || port == "" {
+			return fmt.Errorf("--smtp %q must be HOST:PORT, such as smtp.example.com:465", a.SMTP)
+		}
+		switch a.SMTPTLS {
+		case "", "implicit", "starttls":
+		case "none":
+			if !config.Loopback(host) {
+				return fmt.Errorf("--smtp-tls none sends your password in clear; it is only allowed to this computer (127.0.0.1, ::1, localhost)")
+			}
+		default:
+			return fmt.Errorf("--smtp-tls must be implicit, starttls or none, not %q", a.SMTPTLS)
+		}
+	} else if a.SMTPTLS != "" || a.SMTPUser != "" || a.SMTPPasswordCmd != "" {
+		return fmt.Errorf("--smtp-tls, --smtp-user and --smtp-password-cmd need --smtp HOST:PORT")
+	}
+	bare := func(flag, v string) error {
+		if _, err := mail.ParseAddress(v); err != nil || strings.ContainsAny(v, "<>, ") {
+			return fmt.Errorf("--%s %q must be a bare address such as you@example.com", flag, v)
+		}
+		return nil
+	}
+	if a.Address != "" {
+		if err := bare("address", a.Address); err != nil {
+			return err
+		}
+	}
+	for _, al := range a.Aliases {
+		if err := bare("alias", al); err != nil {
+			return err
+		}
+	}
+	if err := config.ValidDisplayName(a.DisplayName); err != nil {
+		return fmt.Errorf("--name: %w", err)
+	}
+	if a.TLSCA != "" {
+		if _, err := config.LoadCA(a.TLSCA); err != nil {
+			return fmt.Errorf("--ca-file: %v; give the PEM file of the certificate authority that signed the server's certificate", err)
+		}
+	}
+	return nil
+}
+
+const accountAddLong = `Add a mail account to the configuration.
+
+The password is never stored: --password-cmd is run at each sync (and each send)
+and must print it on its first line (for example "pass show mail/work").
+
+--tls says how the IMAP connection is secured: implicit TLS (port 993) or
+STARTTLS (port 143). When --tls is not given, postern uses starttls on ports 143
+and 587 and implicit TLS on every other port, and says which it chose. A server
+whose certificate is signed by a private authority needs --ca-file PATH.
+
+Unless --no-check is given, postern first logs in to the IMAP server and lists its
+folders, the way postern sync will; when that fails nothing is added, and a TLS
+failure says which --tls or --ca-file to try.
+
+With --smtp, the account can send (only when a person grants mail:send and
+approves each message); the SMTP login uses the same password command unless
+--smtp-password-cmd is given. --name is your name in the From of drafts and sent
+mail.`
+
+const accountAddExample = `  postern account add work --imap imap.example.com:993 --user sam@example.com \
+      --password-cmd "pass show mail/work" --name "Sam Rivera"
+  postern account add office --imap mail.corp.example:143 --user sam \
+      --password-cmd "secret-tool lookup mail office" --ca-file ~/corp-ca.pem \
+      --address sam@corp.example --smtp mail.corp.example:587
+  postern account add archive --maildir ~/Maildir`
+
+func newAccountCmd(stdout, stderr io.Writer) *cobra.Command {
+	var add, set accountFlags
+	addCmd := &cobra.Command{
+		Use:     "add NAME (--imap HOST:PORT --user USER --password-cmd CMD | --maildir PATH) [flags]",
+		Short:   "add an IMAP account or a local Maildir (checks the server first)",
+		Long:    accountAddLong,
+		Example: accountAddExample,
+		Args:    exactArgs(1, "the account's name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmdAccountAdd(cmd, &add, args[0], stdout)
+		},
+	}
+	add.register(addCmd)
+	setCmd := &cobra.Command{
+		Use:   "set NAME --FLAG VALUE…",
+		Short: "change fields of an existing account, keeping the rest of the file",
+		Long: `Change the fields of an existing account whose flags are given; every other
+field, every other account and the file's comments stay as they are. The flags
+are those of postern account add; an empty value ("") clears a field, and
+--alias or --trust-authserv replace the whole list. When the IMAP server, user,
+password command, --tls or --ca-file change, postern logs in to check them first
+(unless --no-check). The kind of an account (IMAP or Maildir) cannot change.`,
+		Example: `  postern account set work --name "Sam Rivera"
+  postern account set work --imap imap.example.com:143 --tls starttls
+  postern account set office --ca-file ~/corp-ca.pem
+  postern account set work --smtp smtp.example.com:465 --address sam@example.com`,
+		Args:              exactArgs(1, "the name of the account to change"),
+		ValidArgsFunction: completeFirstAccount,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmdAccountSet(cmd, &set, args[0], stdout)
+		},
+	}
+	set.register(setCmd)
+	var listCfg string
+	var listJSON bool
+	listCmd := &cobra.Command{
+		Use:   "list",
+		Short: "list the accounts, how they connect and how far their mail is synced",
+		Long: `List the configured accounts: how each connects (never its password command),
+how it sends, and its sync state: the messages stored and when it was last
+synced, "partly synced" when a sync was interrupted before it finished, or the
+error of its last sync.`,
+		Example: "  postern account list\n  postern account list --json",
+		Args:    noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return cmdAccountList(listCfg, listJSON, stdout)
+		},
+	}
+	addConfigFlag(listCmd, &listCfg)
+	listCmd.Flags().BoolVar(&listJSON, "json", false, "print as JSON")
+	var rmCfg string
+	rmCmd := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "remove an account from the configuration and its mail from the store",
+		Long: `Remove an account's block from the configuration (the rest of the file stays)
+and its messages from the local store. The mail on the server is not touched.`,
+		Example:           "  postern account remove work",
+		Args:              exactArgs(1, "the name of the account to remove"),
+		ValidArgsFunction: completeFirstAccount,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return cmdAccountRemove(rmCfg, args[0], stdout)
+		},
+	}
+	addConfigFlag(rmCmd, &rmCfg)
+	return group("account", "add, list, change or remove mail accounts (passwords are never stored)",
+		`Manage the mail accounts postern syncs. An account is an IMAP server (read,
+and with --smtp also send) or a local Maildir imported read-only. Passwords are
+never stored: each IMAP account has a command that prints its password.`,
+		addCmd, listCmd, setCmd, rmCmd)
+}
+
+// completeFirstAccount completes the NAME of account set and remove.
+func completeFirstAccount(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return completeAccounts(cmd, args, toComplete)
+}
+
+func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, name string, stdout io.Writer) error {
+	if err := config.ValidAccountName(name); err != nil {
+		return err
+	}
+	given := cmd.Flags().Changed
+	if given("imap") && given("maildir") {
+		return usagef("give either --imap or --maildir, not both; run postern account add --help")
+	}
+	a := config.Account{Name: name}
+	if err := f.apply(cmd, &a); err != nil {
+		return err
+	}
+	if err := validateAccount(a); err != nil {
+		return err
+	}
+	cfg, err := config.Load(f.config)
 	if err != nil {
 		return err
 	}
-	stats := map[string]store.AccountStat{}
-	if _, err := os.Stat(storePath()); err == nil {
-		if st, err := store.Open(storePath()); err == nil {
-			stats, _ = st.AccountStats(context.Background())
-			st.Close()
+	if hasAccount(cfg, name) {
+		return fmt.Errorf("an account named %q exists already; change it with postern account set %s, or choose another name", name, name)
+	}
+	if a.Kind == "imap" && !f.noCheck {
+		if err := checkAccount(cmd.Context(), a, stdout); err != nil {
+			return fmt.Errorf("%w. Nothing was added; fix it, or add the account anyway with --no-check", err)
 		}
 	}
-	type row struct {
-		Name     string `json:"name"`
-		Kind     string `json:"kind"`
-		Server   string `json:"server,omitempty"`
-		User     string `json:"user,omitempty"`
-		TLS      string `json:"tls,omitempty"`
-		Path     string `json:"path,omitempty"`
-		Address  string `json:"address,omitempty"`
-		SMTP     string `json:"smtp,omitempty"`
-		SMTPTLS  string `json:"smtp_tls,omitempty"`
-		Messages int    `json:"messages"`
-		LastSync string `json:"last_sync,omitempty"`
-		Error    string `json:"last_error,omitempty"`
+	if err := config.AddAccount(f.config, a); err != nil {
+		return err
 	}
-	rows := []row{}
+	how := ""
+	if a.Kind == "imap" {
+		how = ", tls " + a.TLS
+		if !given("tls") {
+			_, port, _ := net.SplitHostPort(a.Server)
+			how += " (the default for port " + port + "; change it with --tls)"
+		}
+	}
+	fmt.Fprintf(stdout, "Added account %s (%s%s). Run postern sync to fetch its mail.\n", termsafe.Line(name), a.Kind, termsafe.Line(how))
+	return nil
+}
+
+func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.Writer) error {
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		return err
+	}
+	var a config.Account
+	found := false
+	for _, x := range cfg.Accounts {
+		if x.Name == name {
+			a, found = x, true
+		}
+	}
+	if !found {
+		return noSuchAccount(name, cfg)
+	}
+	var changed []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if fl.Name != "config" && fl.Name != "no-check" {
+			changed = append(changed, "--"+fl.Name)
+		}
+	})
+	if len(changed) == 0 {
+		return usagef("account set %s changes nothing without a flag such as --name or --tls; run postern account set --help", name)
+	}
+	old := a
+	if err := f.apply(cmd, &a); err != nil {
+		return err
+	}
+	if err := validateAccount(a); err != nil {
+		return err
+	}
+	connects := a.Server != old.Server || a.User != old.User || a.PasswordCmd != old.PasswordCmd || a.TLS != old.TLS || a.TLSCA != old.TLSCA
+	if a.Kind == "imap" && connects && !f.noCheck {
+		if err := checkAccount(cmd.Context(), a, stdout); err != nil {
+			return fmt.Errorf("%w. Nothing was changed; fix it, or change the account anyway with --no-check", err)
+		}
+	}
+	if err := config.SetAccount(f.config, a); err != nil {
+		return err
+	}
+	extra := ""
+	if a.TLS != old.TLS && !cmd.Flags().Changed("tls") {
+		extra = fmt.Sprintf(" tls is now %s, the default for the new port.", a.TLS)
+	}
+	fmt.Fprintf(stdout, "Changed account %s (%s).%s\n", termsafe.Line(name), strings.Join(changed, ", "), extra)
+	return nil
+}
+
+// accountRow is an account as account list shows it.
+type accountRow struct {
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	Server      string `json:"server,omitempty"`
+	User        string `json:"user,omitempty"`
+	TLS         string `json:"tls,omitempty"`
+	TLSCA       string `json:"tls_ca,omitempty"`
+	Path        string `json:"path,omitempty"`
+	Address     string `json:"address,omitempty"`
+	DisplayName string `json:"display_name,omitempty"`
+	SMTP        string `json:"smtp,omitempty"`
+	SMTPTLS     string `json:"smtp_tls,omitempty"`
+	Messages    int    `json:"messages"`
+	State       string `json:"state"` // never synced, partly synced, synced or failed
+	LastSync    string `json:"last_sync,omitempty"`
+	Error       string `json:"last_error,omitempty"`
+	// Sync is the sync state in words.
+	Sync string `json:"-"`
+}
+
+// accountRows are the configured accounts with their sync state from the store.
+func accountRows(cfg *config.Config, stats map[string]store.AccountStat) []accountRow {
+	rows := []accountRow{}
 	for _, a := range cfg.Accounts {
-		r := row{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path, Address: a.From()}
+		r := accountRow{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, TLSCA: a.TLSCA, Path: a.Path, Address: a.From(), DisplayName: a.DisplayName}
 		if a.SMTP != "" {
 			r.SMTP, r.SMTPTLS = a.SMTP, a.SMTPSecurity()
 		}
-		if x, ok := stats[a.Name]; ok {
+		x, ok := stats[a.Name]
+		r.State, r.Sync = syncState(x, ok)
+		if ok {
 			r.Messages, r.Error = x.Messages, x.LastError
 			if !x.LastSync.IsZero() {
 				r.LastSync = x.LastSync.Format(time.RFC3339)
@@ -239,9 +450,32 @@ func cmdAccountList(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, r)
 	}
-	if *asJSON {
+	return rows
+}
+
+// readStats reads the accounts' sync state from the store, when there is one.
+func readStats() (map[string]store.AccountStat, error) {
+	if _, err := os.Stat(storePath()); err != nil {
+		return map[string]store.AccountStat{}, nil
+	}
+	st, err := store.Open(storePath())
+	if err != nil {
+		return map[string]store.AccountStat{}, err
+	}
+	defer st.Close()
+	return st.AccountStats(context.Background())
+}
+
+func cmdAccountList(cfgPath string, asJSON bool, stdout io.Writer) error {
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return err
+	}
+	stats, _ := readStats()
+	rows := accountRows(cfg, stats)
+	if asJSON {
 		b, _ := json.MarshalIndent(rows, "", "  ")
-		fmt.Fprintln(stdout, string(b))
+		fmt.Fprintln(stdout, string(termsafe.JSON(b)))
 		return nil
 	}
 	if len(rows) == 0 {
@@ -256,28 +490,13 @@ func cmdAccountList(args []string, stdout, stderr io.Writer) error {
 		if r.Kind == "maildir" {
 			where = r.Path
 		}
-		last := "never synced"
-		if r.LastSync != "" {
-			last = fmt.Sprintf("%d messages, synced %s", r.Messages, r.LastSync)
-		}
-		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", termsafe.Line(r.Name), termsafe.Line(r.Kind), termsafe.Line(where), termsafe.Line(last))
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", termsafe.Line(r.Name), termsafe.Line(r.Kind), termsafe.Line(where), termsafe.Line(r.Sync))
 	}
 	return nil
 }
 
-func cmdAccountRemove(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("account remove", stderr, "Usage: postern account remove NAME\n\nRemove an account from the configuration and its mail from the store.\n\nFlags:\n")
-	var cfgPath string
-	configPathFlag(fs, &cfgPath)
-	pos, err := splitFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitError{2}
-	}
-	found, err := config.RemoveAccount(cfgPath, pos[0])
+func cmdAccountRemove(cfgPath, name string, stdout io.Writer) error {
+	found, err := config.RemoveAccount(cfgPath, name)
 	if err != nil {
 		return err
 	}
@@ -293,14 +512,15 @@ func cmdAccountRemove(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer lock.Unlock()
-		if n, err = st.RemoveAccount(context.Background(), pos[0]); err != nil {
+		if n, err = st.RemoveAccount(context.Background(), name); err != nil {
 			return err
 		}
 	}
 	if !found && n == 0 {
-		return fmt.Errorf("there is no account named %q; postern account list shows them", pos[0])
+		cfg, _ := config.Load(cfgPath)
+		return noSuchAccount(name, cfg)
 	}
-	fmt.Fprintf(stdout, "Removed account %s and its %d messages from the store.\n", termsafe.Line(pos[0]), n)
+	fmt.Fprintf(stdout, "Removed account %s and its %d messages from the store.\n", termsafe.Line(name), n)
 	return nil
 }
 
@@ -328,16 +548,38 @@ func syncMemory() {
 	}
 }
 
-func cmdSync(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sync", stderr, "Usage: postern sync [--account NAME]\n\nFetch new mail, flag changes and deletions into the local store. Resumable: a\nsync stopped at any moment continues where it stopped. Ctrl-C (SIGINT) or SIGTERM\nstops it within 2 s, keeping what it stored, with exit status 130 or 143.\n\nFlags:\n")
-	var cfgPath, only string
-	configPathFlag(fs, &cfgPath)
-	fs.StringVar(&only, "account", "", "sync only this account")
-	quiet := fs.Bool("quiet", false, "print nothing but errors")
-	stats := fs.Bool("stats", false, "print the time taken and the peak memory used")
-	if _, err := splitFlags(fs, args); err != nil {
-		return err
+// syncFlags are the flags of postern sync.
+type syncFlags struct {
+	config, only string
+	quiet, stats bool
+}
+
+func newSyncCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f syncFlags
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "fetch mail into the local store (resumable)",
+		Long: `Fetch new mail, flag changes and deletions of every account (or of --account)
+into the local store. Resumable: a sync stopped at any moment continues where it
+stopped, and until it has finished once, account list and status say "partly
+synced". Ctrl-C (SIGINT) or SIGTERM stops it within 2 s, keeping what it stored,
+with exit status 130 or 143.`,
+		Example: "  postern sync\n  postern sync --account work --quiet",
+		Args:    noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return cmdSync(&f, stdout, stderr)
+		},
 	}
+	addConfigFlag(cmd, &f.config)
+	cmd.Flags().StringVar(&f.only, "account", "", "sync only this account")
+	cmd.Flags().BoolVar(&f.quiet, "quiet", false, "print nothing but errors")
+	cmd.Flags().BoolVar(&f.stats, "stats", false, "print the time taken and the peak memory used")
+	cmd.RegisterFlagCompletionFunc("account", completeAccounts)
+	return cmd
+}
+
+func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
+	cfgPath, only, quiet, stats := f.config, f.only, &f.quiet, &f.stats
 	ctx, stop := interruptContext(stderr)
 	defer stop()
 	cfg, err := config.Load(cfgPath)
@@ -353,11 +595,11 @@ func cmdSync(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if len(accts) == 0 {
-			return fmt.Errorf("there is no account named %q; postern account list shows them", only)
+			return noSuchAccount(only, cfg)
 		}
 	}
 	if len(accts) == 0 {
-		return fmt.Errorf("no account is configured; add one with postern account add")
+		return noSuchAccount("", cfg)
 	}
 	syncMemory()
 	st, err := openStore(ctx)

@@ -28,6 +28,7 @@ import (
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
+	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -43,33 +44,19 @@ func postVersion() string {
 	return "dev"
 }
 
-const usage = `postern — your mail, for AI agents, within what you grant.
+// rootLong is the text of postern --help above the list of commands.
+const rootLong = `postern — your mail, for AI agents, within what you grant.
 
-Usage:
-  postern mcp [--scopes LIST] [--account NAME]… [--config PATH]
-                                 serve MCP on standard input and output
-  postern call TOOL [JSON] [--json] [--scopes LIST] [--account NAME]… [--config PATH]
-                                 call one tool from the terminal, as an agent would
-  postern account add NAME --imap HOST:PORT --user USER --password-cmd CMD [--tls implicit|starttls|none]
-  postern account add NAME --maildir PATH
-  postern account list [--json] | postern account remove NAME
-                                 manage mail accounts (passwords are never stored)
-  postern sync [--account NAME]  fetch mail into the local store (resumable)
-  postern demo                   a sample mailbox and what an agent sees, no account needed
-  postern approve [CODE] [--decline]
-                                 list the sends waiting for you; approve or decline one
-  postern log [--month YYYY-MM] [--json]
-                                 what agents asked and were given (no text, no secrets)
-  postern integrations list|detect|plan HOST|setup HOST…|doctor [HOST…]|repair HOST|remove HOST
-                                 register postern with agent hosts, check it, remove it
-  postern bundle mcpb [--out FILE]
-                                 pack the Claude Desktop bundle (from a checkout)
-  postern catalog lint [--dir DIR]
-                                 check the catalog (contributors)
-  postern version [--json]       print the version
+postern keeps a local copy of your mail (postern sync) and serves it over MCP to
+the agent hosts you register (postern integrations setup HOST), showing each one
+only the scopes and accounts you granted. Passwords are never stored: each
+account has a command that prints its password.`
 
-Run "postern COMMAND --help" for a command's flags.
-`
+const rootExample = `  postern demo                         a sample mailbox and what an agent sees of it
+  postern account add work --imap imap.example.com:993 --user me@example.com --password-cmd "pass show mail/work"
+  postern sync                         fetch the mail into the local store
+  postern integrations setup claude-desktop
+  postern status                       accounts, store, hosts and problems at a glance`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -80,50 +67,24 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
+// run is the command line: it returns the exit status (0 done, 1 failed, 2 a
+// usage error; a command may say more, as sync does after a signal).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	var err error
-	switch args[0] {
-	case "mcp":
-		err = cmdMCP(args[1:], stdin, stdout, stderr)
-	case "call":
-		err = cmdCall(args[1:], stdout, stderr)
-	case "catalog":
-		err = cmdCatalog(args[1:], stdout, stderr)
-	case "version":
-		err = cmdVersion(args[1:], stdout, stderr)
-	case "account":
-		err = cmdAccount(args[1:], stdout, stderr)
-	case "sync":
-		err = cmdSync(args[1:], stdout, stderr)
-	case "demo":
-		err = cmdDemo(args[1:], stdout, stderr)
-	case "log":
-		err = cmdLog(args[1:], stdout, stderr)
-	case "integrations":
-		err = cmdIntegrations(args[1:], stdin, stdout, stderr)
-	case "bundle":
-		err = cmdBundle(args[1:], stdout, stderr)
-	case "approve":
-		err = cmdApprove(args[1:], stdin, stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "postern: unknown command %q; run postern --help for the list.\n", args[0])
-		return 2
-	}
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	_, err := root.ExecuteC()
 	var ee exitError
+	var ue *usageError
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
-		return 0
+		return 0 // a command that parses its own flags printed its help
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "postern: "+termsafe.Text(ue.msg))
+		return 2
 	default:
 		// An error may quote a server's answer, a host's output or a file's contents.
 		fmt.Fprintln(stderr, "postern: "+termsafe.Text(err.Error()))
@@ -131,23 +92,93 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-// multi is a repeatable string flag.
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+// newRootCmd builds the command tree; each run builds its own, so that flag
+// defaults (the XDG paths) are read from the environment of that run.
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "postern",
+		Short:         "your mail, for AI agents, within what you grant",
+		Long:          rootLong,
+		Example:       rootExample,
+		Version:       postVersion(),
+		Args:          subcommandsOnly,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cmd.SetOut(stderr)
+			cmd.Help()
+			return exitError{2}
+		},
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetVersionTemplate(versionLine() + "\n")
+	root.SetFlagErrorFunc(flagError)
+	root.SetHelpCommand(newHelpCmd())
+	root.AddCommand(
+		newMCPCmd(stdin, stdout, stderr),
+		newCallCmd(stdout, stderr),
+		newAccountCmd(stdout, stderr),
+		newSyncCmd(stdout, stderr),
+		newStatusCmd(stdout),
+		newConfigCmd(stdout, stderr),
+		newDemoCmd(stdout, stderr),
+		newApproveCmd(stdin, stdout, stderr),
+		newLogCmd(stdout, stderr),
+		newIntegrationsCmd(stdin, stdout, stderr),
+		newBundleCmd(stdout, stderr),
+		newCatalogCmd(stdout, stderr),
+		newVersionCmd(stdout),
+	)
+	root.InitDefaultCompletionCmd()
+	if c := findSub(root, "completion"); c != nil {
+		c.Short = "print a shell completion script (bash, zsh, fish or powershell)"
+		c.Example = `  source <(postern completion bash)
+  postern completion zsh > "${fpath[1]}/_postern"
+  postern completion fish > ~/.config/fish/completions/postern.fish`
+	}
+	// The help and version flags are made as each command runs; made now, help CMD
+	// shows them as CMD --help does.
+	root.InitDefaultVersionFlag()
+	var initHelp func(c *cobra.Command)
+	initHelp = func(c *cobra.Command) {
+		c.InitDefaultHelpFlag()
+		for _, s := range c.Commands() {
+			initHelp(s)
+		}
+	}
+	initHelp(root)
+	return root
+}
 
 // serverFlags are the flags shared by mcp and call.
 type serverFlags struct {
 	scopes   string
-	accounts multi
+	accounts []string
 	config   string
 }
 
-func (f *serverFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.scopes, "scopes", "", "comma-separated scopes to grant (default: the configuration's [mcp] scopes, else "+strings.Join(dispatch.DefaultGrant().Sorted(), ",")+")")
-	fs.Var(&f.accounts, "account", "show only this account (repeatable); every other account is hidden")
-	fs.StringVar(&f.config, "config", config.DefaultPath(), "configuration file")
+func (f *serverFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.scopes, "scopes", "", "comma-separated scopes to grant (default: the configuration's [mcp] scopes, else "+strings.Join(dispatch.DefaultGrant().Sorted(), ",")+")")
+	fl.StringArrayVar(&f.accounts, "account", nil, "show only this account (repeatable); every other account is hidden")
+	addConfigFlag(cmd, &f.config)
+	cmd.RegisterFlagCompletionFunc("account", completeAccounts)
+	cmd.RegisterFlagCompletionFunc("scopes", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		done, last := "", toComplete
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			done, last = toComplete[:i+1], toComplete[i+1:]
+		}
+		var out []string
+		for _, s := range dispatch.ScopeNames() {
+			if strings.HasPrefix(s, last) {
+				out = append(out, done+s)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	})
 }
 
 // setup builds the service, registry and grant function from the flags.
@@ -210,32 +241,53 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 			return g
 		}
 	}
-	if _, err := watcher.Get(); err != nil {
+	if cfg, err := watcher.Get(); err != nil {
 		fmt.Fprintf(stderr, "postern: %s\n", termsafe.Text(err.Error()))
+	} else {
+		// An account that is not configured would show nothing, and an agent could
+		// not tell that from an empty mailbox: refuse to start instead.
+		for _, name := range f.accounts {
+			if !hasAccount(cfg, name) {
+				reg.Close()
+				return nil, nil, nil, fmt.Errorf("--account %s: %w", name, noSuchAccount(name, cfg))
+			}
+		}
 	}
 	return svc, reg, grant, nil
 }
 
-func newFlagSet(name string, stderr io.Writer, help string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, help)
-		fs.PrintDefaults()
+func hasAccount(cfg *config.Config, name string) bool {
+	for _, a := range cfg.Accounts {
+		if a.Name == name {
+			return true
+		}
 	}
-	return fs
+	return false
 }
 
-func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func newMCPCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var f serverFlags
-	fs := newFlagSet("mcp", stderr, "Usage: postern mcp [flags]\n\nServe MCP over standard input and output, one JSON-RPC message per line.\n\nFlags:\n")
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "serve MCP on standard input and output (what agent hosts run)",
+		Long: `Serve MCP over standard input and output, one JSON-RPC message per line.
+
+Agent hosts start this command themselves once registered (postern integrations
+setup HOST). The tools an agent sees are those of the granted scopes; with
+--account, only those accounts are visible and every other one is hidden.
+postern refuses to start when an --account names no configured account.`,
+		Example: `  postern mcp --scopes read,read:bodies
+  postern mcp --account work --config ~/.config/postern/config.toml`,
+		Args: noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return cmdMCP(&f, stdin, stdout, stderr)
+		},
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("mcp takes no arguments, only flags (got %q); run postern mcp --help", fs.Arg(0))
-	}
+	f.register(cmd)
+	return cmd
+}
+
+func cmdMCP(f *serverFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	svc, reg, grant, err := f.setup(stderr)
 	if err != nil {
 		return err
@@ -256,29 +308,42 @@ func cmdMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return srv.Serve(context.Background(), stdin, stdout)
 }
 
-func cmdCall(args []string, stdout, stderr io.Writer) error {
+func newCallCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f serverFlags
 	var asJSON bool
-	fs := newFlagSet("call", stderr, "Usage: postern call TOOL [JSON] [flags]\n\nCall one tool with the same validation, scopes and masks as an agent gets.\n\nFlags:\n")
-	f.register(fs)
-	fs.BoolVar(&asJSON, "json", false, "print the structured result as JSON")
-	// Flags may come after the tool name and its arguments.
-	var pos []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		rest = fs.Args()
-		if len(rest) > 0 {
-			pos = append(pos, rest[0])
-			rest = rest[1:]
-		}
+	cmd := &cobra.Command{
+		Use:   "call TOOL [JSON]",
+		Short: "call one tool from the terminal, as an agent would",
+		Long: `Call one tool with the same validation, scopes, masks and audit as an agent
+gets, and print the text it would read (or, with --json, the structured result).
+The arguments are one JSON object. An --account that names no configured
+account is refused.`,
+		Example: `  postern call status
+  postern call mail_search '{"query":"from:alice after:2025-01-01"}' --scopes read
+  postern call docs '{"page":"scopes"}' --json`,
+		Args: rangeArgs(1, 2, "a tool name and, optionally, its arguments as one JSON object"),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			for _, t := range generated.Tools {
+				if strings.HasPrefix(t.Name, toComplete) {
+					names = append(names, t.Name)
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return cmdCall(&f, asJSON, args, stdout, stderr)
+		},
 	}
-	if len(pos) == 0 || len(pos) > 2 {
-		fs.Usage()
-		return exitError{2}
-	}
+	f.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the structured result as JSON")
+	return cmd
+}
+
+func cmdCall(f *serverFlags, asJSON bool, pos []string, stdout, stderr io.Writer) error {
 	raw := json.RawMessage("{}")
 	if len(pos) == 2 {
 		raw = json.RawMessage(pos[1])
@@ -299,7 +364,11 @@ func cmdCall(args []string, stdout, stderr io.Writer) error {
 		for _, t := range reg.All() {
 			names = append(names, t.Spec.Name)
 		}
-		return fmt.Errorf("unknown tool %q; the tools are %s", pos[0], strings.Join(names, ", "))
+		msg := fmt.Sprintf("unknown tool %q", pos[0])
+		if near := nearest(pos[0], names); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, " or ") + "?"
+		}
+		return fmt.Errorf("%s The tools are %s", msg, strings.Join(names, ", "))
 	}
 	if err != nil {
 		return err
@@ -316,17 +385,27 @@ func cmdCall(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func cmdCatalog(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "lint" {
-		fmt.Fprintln(stderr, "Usage: postern catalog lint [--dir DIR]")
-		return exitError{2}
+func newCatalogCmd(stdout, stderr io.Writer) *cobra.Command {
+	var dir string
+	lint := &cobra.Command{
+		Use:   "lint",
+		Short: "check the catalog against its schema and lint rules",
+		Long: `Check the catalog (catalog/*.yaml: tools, scopes, types, resources, hosts)
+against its schema and lint rules, and print one line per problem. Run it in a
+checkout of postern before go generate ./...`,
+		Example: "  postern catalog lint --dir catalog",
+		Args:    noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return cmdCatalogLint(dir, stdout, stderr)
+		},
 	}
-	fs := newFlagSet("catalog lint", stderr, "Usage: postern catalog lint [--dir DIR]\n\nCheck the catalog against its schema and lint rules.\n\nFlags:\n")
-	dir := fs.String("dir", "catalog", "catalog folder")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	cat, err := catalog.Load(*dir)
+	lint.Flags().StringVar(&dir, "dir", "catalog", "catalog folder")
+	lint.MarkFlagDirname("dir")
+	return group("catalog", "check the catalog (contributors)", "Commands for contributors who edit the catalog in a checkout of postern.", lint)
+}
+
+func cmdCatalogLint(dir string, stdout, stderr io.Writer) error {
+	cat, err := catalog.Load(dir)
 	var ps catalog.Problems
 	if errors.As(err, &ps) {
 		for _, p := range ps {
@@ -338,21 +417,34 @@ func cmdCatalog(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d tools, %d scopes, %d types, %d resources, %d hosts; no problems\n", *dir, len(cat.Tools), len(cat.Scopes), len(cat.Types), len(cat.Resources), len(cat.Hosts))
+	fmt.Fprintf(stdout, "%s: %d tools, %d scopes, %d types, %d resources, %d hosts; no problems\n", dir, len(cat.Tools), len(cat.Scopes), len(cat.Types), len(cat.Resources), len(cat.Hosts))
 	return nil
 }
 
-func cmdVersion(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", stderr, "Usage: postern version [--json]\n\nFlags:\n")
-	asJSON := fs.Bool("json", false, "print as JSON")
-	if err := fs.Parse(args); err != nil {
-		return err
+// versionLine is what postern --version and postern version print.
+func versionLine() string {
+	return fmt.Sprintf("postern %s (MCP %s)", postVersion(), strings.Join(mcp.Supported, ", "))
+}
+
+func newVersionCmd(stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "print the version and the MCP protocol versions it speaks",
+		Long: `Print postern's version and the MCP protocol versions it speaks (the same
+line as postern --version); with --json, also the number of tools.`,
+		Example: "  postern version --json",
+		Args:    noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if asJSON {
+				b, _ := json.Marshal(map[string]any{"version": postVersion(), "protocols": mcp.Supported, "tools": len(generated.Tools)})
+				fmt.Fprintln(stdout, string(b))
+				return nil
+			}
+			fmt.Fprintln(stdout, versionLine())
+			return nil
+		},
 	}
-	if *asJSON {
-		b, _ := json.Marshal(map[string]any{"version": postVersion(), "protocols": mcp.Supported, "tools": len(generated.Tools)})
-		fmt.Fprintln(stdout, string(b))
-		return nil
-	}
-	fmt.Fprintf(stdout, "postern %s (MCP %s)\n", postVersion(), strings.Join(mcp.Supported, ", "))
-	return nil
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
 }

@@ -73,7 +73,13 @@ type Account struct {
 	User        string `toml:"user,omitempty"`
 	PasswordCmd string `toml:"password_cmd,omitempty"`
 	TLS         string `toml:"tls,omitempty"`
-	Path        string `toml:"path,omitempty"`
+	// TLSCA is a PEM file of certificate authorities trusted, besides the
+	// system's, for this account's IMAP and SMTP servers (a private CA).
+	TLSCA string `toml:"tls_ca,omitempty"`
+	Path  string `toml:"path,omitempty"`
+	// DisplayName is the person's name in the From of what they write on this
+	// account ("Sam Rivera"); empty: the bare address.
+	DisplayName string `toml:"display_name,omitempty"`
 	// TrustedAuthServ names the receiving servers whose Authentication-Results
 	// are believed (RFC 8601 authserv-id, e.g. "mx.example.com").
 	TrustedAuthServ []string `toml:"trusted_authserv_ids,omitempty"`
@@ -139,6 +145,19 @@ func xdg(env, fallback string) string {
 // Load reads the file at path. A missing file is an empty configuration; a
 // file that cannot be read or parsed is an error that says where.
 func Load(path string) (*Config, error) {
+	c, err := Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("the configuration %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse reads the file at path as Load does, without the checks Load makes
+// of its values: postern config check reports those all at once (Problems).
+func Parse(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{}, nil
@@ -163,45 +182,53 @@ func Load(path string) (*Config, error) {
 		sort.Strings(keys)
 		return nil, fmt.Errorf("the configuration %s has unknown keys (%s); remove or correct them", path, strings.Join(keys, ", "))
 	}
-	if err := c.check(); err != nil {
-		return nil, fmt.Errorf("the configuration %s: %w", path, err)
-	}
 	return &c, nil
 }
 
 func (c *Config) check() error {
+	if ps := c.hardProblems(); len(ps) > 0 {
+		return errors.New(ps[0])
+	}
+	return nil
+}
+
+// hardProblems are the values Load refuses, each said in one sentence.
+func (c *Config) hardProblems() []string {
+	var ps []string
+	add := func(format string, args ...any) { ps = append(ps, fmt.Sprintf(format, args...)) }
 	switch c.Approval.Mode {
 	case "", "terminal", "host":
 	default:
-		return fmt.Errorf("[approval] mode is %q; use terminal (wait for postern approve) or host (the host's own prompt)", c.Approval.Mode)
+		add("[approval] mode is %q; use terminal (wait for postern approve) or host (the host's own prompt)", c.Approval.Mode)
 	}
 	if t := c.Approval.TTL.Duration; t != 0 && (t < 30*time.Second || t > 15*time.Minute) {
-		return fmt.Errorf("[approval] ttl is %v; an approval may last from 30s to 15m", t)
+		add("[approval] ttl is %v; an approval may last from 30s to 15m", t)
 	}
 	if w := c.Approval.Wait.Duration; w < 0 || w > MaxHoldWait {
-		return fmt.Errorf("[approval] wait is %v; it may be at most %v", w, MaxHoldWait)
+		add("[approval] wait is %v; it may be at most %v", w, MaxHoldWait)
 	}
 	seen := map[string]bool{}
 	for i, a := range c.Accounts {
 		if a.Name == "" {
-			return fmt.Errorf("account %d has no name", i+1)
+			add("account %d has no name", i+1)
+			continue
 		}
 		if seen[a.Name] {
-			return fmt.Errorf("account %q is declared twice", a.Name)
+			add("account %q is declared twice", a.Name)
 		}
 		seen[a.Name] = true
 		switch a.Kind {
 		case "imap", "maildir":
 		default:
-			return fmt.Errorf("account %q has kind %q; use imap or maildir", a.Name, a.Kind)
+			add("account %q has kind %q; use imap or maildir", a.Name, a.Kind)
 		}
 		switch a.SMTPTLS {
 		case "", "implicit", "starttls", "none":
 		default:
-			return fmt.Errorf("account %q has smtp_tls %q; use implicit, starttls or none", a.Name, a.SMTPTLS)
+			add("account %q has smtp_tls %q; use implicit, starttls or none", a.Name, a.SMTPTLS)
 		}
 	}
-	return nil
+	return ps
 }
 
 // Watcher re-reads a configuration file when it changes, so that a server

@@ -20,6 +20,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/postern-mcp/postern/internal/authres"
+	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/mailparse"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -34,6 +35,8 @@ type Account struct {
 	Password func(ctx context.Context) (string, error)
 	// TLSConfig overrides certificate checks (tests only).
 	TLSConfig *tls.Config
+	// CAFile is a PEM file of authorities trusted besides the system's (tls_ca).
+	CAFile string
 	// TrustedAuthServ lists the authserv-ids whose Authentication-Results are believed.
 	TrustedAuthServ []string
 }
@@ -87,6 +90,13 @@ func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
 		if tlsConfig.ServerName == "" {
 			tlsConfig.ServerName = host
 		}
+	}
+	if a.CAFile != "" {
+		pool, err := config.LoadCA(a.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("account %s: %v; fix it with postern account set %s --ca-file PATH", a.Name, err, a.Name)
+		}
+		tlsConfig.RootCAs = pool
 	}
 	opts := &imapclient.Options{TLSConfig: tlsConfig}
 	conn, err := (&net.Dialer{Timeout: 20 * time.Second}).DialContext(ctx, "tcp", a.Server)

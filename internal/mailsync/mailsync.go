@@ -88,7 +88,7 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 // IMAPAccount turns a configured account into what imapsync needs.
 func IMAPAccount(a config.Account) imapsync.Account {
 	return imapsync.Account{
-		Name: a.Name, Server: a.Server, User: a.User, TLS: a.TLS, TrustedAuthServ: a.TrustedAuthServ,
+		Name: a.Name, Server: a.Server, User: a.User, TLS: a.TLS, TrustedAuthServ: a.TrustedAuthServ, CAFile: a.TLSCA,
 		Password: func(ctx context.Context) (string, error) { return Password(ctx, a) },
 	}
 }

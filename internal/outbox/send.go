@@ -16,6 +16,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/postern-mcp/postern/internal/config"
 )
 
 // SMTPAccount is what Send needs to reach a submission server.
@@ -31,6 +33,8 @@ type SMTPAccount struct {
 	// TLSConfig overrides certificate checks (tests only); nil means the system roots, with
 	// ServerName taken from the host.
 	TLSConfig *tls.Config
+	// CAFile is a PEM file of authorities trusted besides the system's (tls_ca).
+	CAFile string
 }
 
 var (
@@ -223,6 +227,13 @@ func (s *submission) hello() error {
 	}
 	if cfg.MinVersion == 0 {
 		cfg.MinVersion = tls.VersionTLS12
+	}
+	if s.a.CAFile != "" {
+		pool, err := config.LoadCA(s.a.CAFile)
+		if err != nil {
+			return notSent(err, "account %s: %v; fix it with postern account set %s --ca-file PATH", s.a.Name, err, s.a.Name)
+		}
+		cfg.RootCAs = pool
 	}
 	_ = s.conn.SetDeadline(time.Now().Add(timeouts.command))
 	var err error

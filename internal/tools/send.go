@@ -279,7 +279,7 @@ func (s *Service) sendingAccount(name string, sending bool) (config.Account, err
 }
 
 func ownAddresses(a config.Account) []compose.Address {
-	own := []compose.Address{{Addr: a.From()}}
+	own := []compose.Address{{Name: a.DisplayName, Addr: a.From()}}
 	for _, al := range a.Aliases {
 		own = append(own, compose.Address{Addr: al})
 	}
@@ -349,7 +349,7 @@ func smtpAccount(acct config.Account) outbox.SMTPAccount {
 		user = acct.User
 	}
 	return outbox.SMTPAccount{
-		Name: acct.Name, Server: acct.SMTP, TLS: acct.SMTPSecurity(), User: user,
+		Name: acct.Name, Server: acct.SMTP, TLS: acct.SMTPSecurity(), User: user, CAFile: acct.TLSCA,
 		Password: func(ctx context.Context) (string, error) { return mailsync.Password(ctx, pwAcct) },
 	}
 }
