@@ -127,13 +127,16 @@ func writeIfChanged(path string, data []byte) error {
 
 // model is what the templates print; every decision is made here, in Go.
 type model struct {
-	Server    *catalog.Server
-	Tools     []*toolView
-	Types     []*typeView
-	Scopes    []*scopeView
-	Resources []*catalog.Resource
-	DocPages  []docPage
-	Hosts     []*catalog.Host
+	Server  *catalog.Server
+	Tools   []*toolView
+	Types   []*typeView
+	Scopes  []*scopeView
+	Presets []*presetView
+	// DefaultPreset is the preset an interactive setup offers first ("" when none is marked).
+	DefaultPreset string
+	Resources     []*catalog.Resource
+	DocPages      []docPage
+	Hosts         []*catalog.Host
 }
 
 type toolView struct {
@@ -186,6 +189,16 @@ type fieldView struct {
 type scopeView struct {
 	*catalog.Scope
 	Tools []string
+	// Untooled is true when no tool declares the scope: granting it gives nothing yet.
+	Untooled bool
+}
+
+// presetView is a preset with what it gives: the tools listed under its scopes,
+// and the scopes of it that no tool declares yet.
+type presetView struct {
+	*catalog.Preset
+	Tools    []string
+	Untooled []string
 }
 
 func newModel(c *catalog.Catalog) *model {
@@ -212,14 +225,29 @@ func newModel(c *catalog.Catalog) *model {
 		cv.Approval = catalog.AsksPerson(t.Effect)
 		m.Tools = append(m.Tools, pv, cv)
 	}
+	byName := map[string]*scopeView{}
 	for _, s := range c.Scopes {
-		sv := &scopeView{Scope: s}
+		sv := &scopeView{Scope: s, Untooled: c.Untooled(s.Name)}
 		for _, t := range m.Tools {
 			if t.Scope == s.Name {
 				sv.Tools = append(sv.Tools, t.Name)
 			}
 		}
 		m.Scopes = append(m.Scopes, sv)
+		byName[s.Name] = sv
+	}
+	for _, p := range c.Presets {
+		pv := &presetView{Preset: p}
+		for _, s := range p.Scopes {
+			pv.Tools = append(pv.Tools, byName[s].Tools...)
+			if byName[s].Untooled {
+				pv.Untooled = append(pv.Untooled, s)
+			}
+		}
+		m.Presets = append(m.Presets, pv)
+		if p.Default {
+			m.DefaultPreset = p.Name
+		}
 	}
 	return m
 }

@@ -34,11 +34,19 @@ type Report struct {
 	Fix     string  `json:"fix,omitempty"` // the command that fixes what failed
 }
 
-// Doctor checks h: found, registered, the entry current (the binary this
-// postern, flags and scopes as o asks), the binary there, and the server
-// answering the handshake with the catalog's tool count for its scopes.
-// fix makes the repair command line to suggest for a host id.
-func Doctor(ctx context.Context, h *Host, e *Env, o *Options, asked bool, fix func(id string) string) Report {
+// Doctor checks h: found, registered, the entry current (as setup recorded it in rec: binary,
+// flags and scopes), the binary there, and the server answering the handshake with the
+// catalog's tool count for its scopes. With no record (an entry written by an older postern)
+// the entry's own flags are taken as the choice, and the report says so; o gives the name, the
+// scope and the binary then. fix makes the repair command line to suggest for a host id.
+func Doctor(ctx context.Context, h *Host, e *Env, o *Options, rec *Record, asked bool, fix func(id string) string) Report {
+	if rec != nil {
+		bin := o.Binary
+		o = rec.Options()
+		if o.Binary == "" { // a record without a binary: the caller's
+			o.Binary = bin
+		}
+	}
 	r := Report{Host: h.ID, Name: h.Name, OK: true}
 	add := func(name string, ok bool, format string, args ...any) bool {
 		r.Checks = append(r.Checks, Check{Check: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
@@ -79,6 +87,12 @@ func Doctor(ctx context.Context, h *Host, e *Env, o *Options, asked bool, fix fu
 		return r
 	}
 	add("registered", true, "as %q", o.Name)
+	if rec == nil {
+		o = OptionsFromEntry(cur, o)
+		add("record", true, "no record of setup (an entry from an older postern): its own flags (%s) are taken as the choice", o.Grant())
+	} else {
+		add("record", true, "setup asked for %s", rec.Describe())
+	}
 	want := o.Want()
 	if cur.Equal(want) {
 		add("current", true, "runs %s", cur)
@@ -97,7 +111,7 @@ func Doctor(ctx context.Context, h *Host, e *Env, o *Options, asked bool, fix fu
 		r.Fix = repair
 		return r
 	case !sameFile(cur.Command, o.Binary):
-		add("binary", false, "%s is not this postern (%s)", cur.Command, o.Binary)
+		add("binary", false, "%s is not the postern setup chose (%s)", cur.Command, o.Binary)
 		r.Fix = repair
 	default:
 		add("binary", true, "%s", cur.Command)

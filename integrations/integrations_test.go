@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/hosts")
@@ -370,7 +371,8 @@ func TestDoctorFindsAndRepairs(t *testing.T) {
 			copyBin(t, o.Binary)
 			use := c.setup(t, e, o)
 			h := mustHost(t, "cursor")
-			r := Doctor(context.Background(), h, e, use, true, fix)
+			rec := NewRecord(h, use, "", "", time.Now())
+			r := Doctor(context.Background(), h, e, use, &rec, true, fix)
 			if r.OK || failing(c.name, r) != c.fails || r.Fix != "postern integrations repair cursor" {
 				t.Fatalf("doctor: ok=%v failing=%q fix=%q, want failing %q\n%+v", r.OK, failing(c.name, r), r.Fix, c.fails, r.Checks)
 			}
@@ -382,7 +384,8 @@ func TestDoctorFindsAndRepairs(t *testing.T) {
 				}
 			}
 			register(t, e, use)
-			if r := Doctor(context.Background(), h, e, use, true, fix); !r.OK {
+			rec = NewRecord(h, use, "", "", time.Now())
+			if r := Doctor(context.Background(), h, e, use, &rec, true, fix); !r.OK {
 				t.Fatalf("after repair, doctor still fails: %+v", r.Checks)
 			}
 		})
@@ -407,12 +410,12 @@ func TestDoctorSkipsWhatIsNotInstalled(t *testing.T) {
 	o := testOptions(e, postern)
 	fix := func(id string) string { return "postern integrations repair " + id }
 	for _, h := range Hosts() {
-		r := Doctor(context.Background(), h, e, o, false, fix)
+		r := Doctor(context.Background(), h, e, o, nil, false, fix)
 		if !r.OK {
 			t.Errorf("%s: %+v", h.ID, r)
 		}
 	}
-	if r := Doctor(context.Background(), mustHost(t, "windsurf"), e, o, true, fix); r.OK || !strings.Contains(r.Fix, "install Windsurf") {
+	if r := Doctor(context.Background(), mustHost(t, "windsurf"), e, o, nil, true, fix); r.OK || !strings.Contains(r.Fix, "install Windsurf") {
 		t.Errorf("windsurf asked for by name: %+v", r)
 	}
 }
@@ -468,5 +471,78 @@ func TestProjectScope(t *testing.T) {
 	}
 	if _, err := PlanSetup(mustHost(t, "windsurf"), e, o); err == nil || !strings.Contains(err.Error(), "--scope user") {
 		t.Errorf("windsurf with --scope project: %v", err)
+	}
+}
+
+// TestRecords: PutRecord adds or replaces one registration's record (host, scope, name, and
+// project for scope project), leaves the file alone when nothing asked changed, and writes it
+// 0600 with no temporary file left; DropRecord takes one out; a broken file is refused with
+// the command that writes it anew.
+func TestRecords(t *testing.T) {
+	e := testEnv(t)
+	path := RecordPath(filepath.Join(e.Home, "postern/config.toml"))
+	cursor, codex := mustHost(t, "cursor"), mustHost(t, "codex")
+	o := testOptions(e, "/usr/local/bin/postern")
+	o.Scopes = "read,read:bodies"
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := PutRecord(path, NewRecord(codex, o, "", "", at)); err != nil {
+		t.Fatal(err)
+	}
+	if err := PutRecord(path, NewRecord(cursor, o, "", "", at)); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	if err := PutRecord(path, NewRecord(cursor, o, "", "", at.Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Error("a record asking for the same rewrote the file")
+	}
+	wider := *o
+	wider.Scopes, wider.Accounts = "read,read:headers,read:bodies", []string{"work"}
+	if err := PutRecord(path, NewRecord(cursor, &wider, "reader", "", at)); err != nil {
+		t.Fatal(err)
+	}
+	proj := *o
+	proj.Scope = "project"
+	if err := PutRecord(path, NewRecord(cursor, &proj, "", e.Project, at)); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := LoadRecords(path)
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("records %+v, %v; want codex, cursor (user) and cursor (project)", rs, err)
+	}
+	// In catalog order of hosts (codex before cursor), then project before user.
+	if rs[0].Host != "codex" || rs[1].Project != e.Project || rs[2].Preset != "reader" || rs[2].Options().Scopes != wider.Scopes {
+		t.Fatalf("records %+v", rs)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".integrations-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if err := DropRecord(path, "cursor", "user", DefaultName, ""); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _ := LoadRecords(path); len(rs) != 2 || rs[1].Scope != "project" {
+		t.Fatalf("after DropRecord: %+v", rs)
+	}
+	os.WriteFile(path, []byte("{not json"), 0o600)
+	if _, err := LoadRecords(path); err == nil || !strings.Contains(err.Error(), "setup HOST again") {
+		t.Fatalf("a broken record file: %v", err)
+	}
+}
+
+// TestOptionsFromEntry: an entry's own flags, in any order, are read back as the options that
+// would write it.
+func TestOptionsFromEntry(t *testing.T) {
+	base := &Options{Name: DefaultName, Scope: "user", Binary: "/bin/postern", Config: "/default.toml"}
+	got := OptionsFromEntry(Entry{Command: "/bin/postern", Args: []string{"mcp", "--account", "a", "--scopes", "read", "--config", "/c.toml", "--account", "b"}}, base)
+	if got.Scopes != "read" || strings.Join(got.Accounts, ",") != "a,b" || got.Config != "/c.toml" || got.Name != DefaultName || base.Config != "/default.toml" {
+		t.Fatalf("%+v", got)
+	}
+	if w := got.Want(); strings.Join(w.Args, " ") != "mcp --config /c.toml --scopes read --account a --account b" {
+		t.Fatalf("want %v", w.Args)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/postern-mcp/postern/generated"
 )
 
 // hostCLIs is the folder of the pinned host CLIs (testdata/hosts after npm ci),
@@ -114,9 +116,15 @@ func (w *hostWorld) must(name string, args ...string) string {
 	return out
 }
 
-func (w *hostWorld) postern(args ...string) (string, int) {
+// postern runs this postern's integrations VERB HOST with the world's configuration, and
+// --binary where the verb takes it.
+func (w *hostWorld) postern(verb, host string, flags ...string) (string, int) {
 	w.t.Helper()
-	return w.run(binary, append(args, "--binary", binary, "--config", w.config, "--scopes", "read")...)
+	args := append([]string{"integrations", verb, host, "--config", w.config}, flags...)
+	if verb != "remove" {
+		args = append(args, "--binary", binary)
+	}
+	return w.run(binary, args...)
 }
 
 // hostCase is how one host is checked through its own command line.
@@ -240,7 +248,7 @@ func TestHostCLIs(t *testing.T) {
 			if otherBefore == "" {
 				t.Fatalf("the other server was not registered")
 			}
-			if out, code := w.postern("integrations", "setup", c.id, "--yes"); code != 0 {
+			if out, code := w.postern("setup", c.id, "--scopes", "read", "--yes"); code != 0 {
 				t.Fatalf("setup: exit %d\n%s", code, out)
 			}
 			if ok, out := c.shows(w); !ok {
@@ -251,13 +259,13 @@ func TestHostCLIs(t *testing.T) {
 					t.Fatalf("%s does not report postern connected:\n%s", c.id, out)
 				}
 			}
-			if out, code := w.postern("integrations", "doctor", c.id); code != 0 {
+			if out, code := w.postern("doctor", c.id); code != 0 {
 				t.Fatalf("doctor after setup: exit %d\n%s", code, out)
 			}
-			if out, code := w.postern("integrations", "setup", c.id, "--yes"); code != 0 || !strings.Contains(out, "already registered and current") {
+			if out, code := w.postern("setup", c.id, "--scopes", "read", "--yes"); code != 0 || !strings.Contains(out, "already registered and current") {
 				t.Fatalf("a second setup: exit %d\n%s", code, out)
 			}
-			if out, code := w.postern("integrations", "remove", c.id, "--yes"); code != 0 {
+			if out, code := w.postern("remove", c.id, "--yes"); code != 0 {
 				t.Fatalf("remove: exit %d\n%s", code, out)
 			}
 			if ok, out := c.shows(w); ok {
@@ -265,6 +273,51 @@ func TestHostCLIs(t *testing.T) {
 			}
 			if after := c.other(w); after != otherBefore {
 				t.Fatalf("the other server changed:\nbefore %s\nafter  %s", otherBefore, after)
+			}
+		})
+	}
+}
+
+// TestHostCLIsKeepGrant (issue 12): through the real Claude Code and Codex command lines,
+// setup --scopes read,read:bodies then doctor passes; an edit by hand of the host's file that
+// drops the scopes makes doctor fail, and repair puts them back (the host's own get shows them).
+func TestHostCLIsKeepGrant(t *testing.T) {
+	clis := hostCLIs(t)
+	files := map[string]string{"claude-code": ".claude.json", "codex": ".codex/config.toml"}
+	for _, c := range hostCases {
+		file, ok := files[c.id]
+		if !ok {
+			continue
+		}
+		t.Run(c.id, func(t *testing.T) {
+			w := newHostWorld(t, clis)
+			if out, code := w.postern("setup", c.id, "--scopes", "read,read:bodies", "--yes"); code != 0 {
+				t.Fatalf("setup: exit %d\n%s", code, out)
+			}
+			if out, code := w.postern("doctor", c.id); code != 0 {
+				t.Fatalf("doctor after setup: exit %d\n%s", code, out)
+			}
+			path := filepath.Join(w.home, file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := dropScopes.ReplaceAll(b, nil)
+			if bytes.Equal(edited, b) {
+				t.Fatalf("%s holds no --scopes read,read:bodies:\n%s", path, b)
+			}
+			os.WriteFile(path, edited, 0o600)
+			if out, code := w.postern("doctor", c.id); code != 1 || !strings.Contains(out, "--scopes none instead of read,read:bodies") {
+				t.Fatalf("doctor after the edit: exit %d\n%s", code, out)
+			}
+			if out, code := w.postern("repair", c.id, "--yes"); code != 0 {
+				t.Fatalf("repair: exit %d\n%s", code, out)
+			}
+			if out, code := w.run(hostExecutable(c.id), "mcp", "get", "postern"); code != 0 || !strings.Contains(out, "read,read:bodies") {
+				t.Fatalf("after repair the host shows:\n%s", out)
+			}
+			if out, code := w.postern("doctor", c.id); code != 0 {
+				t.Fatalf("doctor after repair: exit %d\n%s", code, out)
 			}
 		})
 	}
@@ -311,6 +364,16 @@ func TestPluginBundles(t *testing.T) {
 	if out := w.must("mcpb", "info", bundle); !strings.Contains(out, "postern") {
 		t.Fatalf("mcpb info:\n%s", out)
 	}
+}
+
+// hostExecutable is the command of the catalog's host id.
+func hostExecutable(id string) string {
+	for _, h := range generated.Hosts {
+		if h.ID == id {
+			return h.Executables[0]
+		}
+	}
+	return id
 }
 
 // gjsonRaw is the JSON text at path in b, "" when there is none.

@@ -1,40 +1,102 @@
 package main
 
+// postern integrations: register postern with agent hosts, check it, remove it. Setup records
+// what it was asked (integrations.RecordPath beside the configuration); doctor checks against
+// that record and repair restores it, so a grant is never dropped behind the person's back.
+
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/integrations"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/termsafe"
-	"github.com/spf13/cobra"
 )
 
-const integrationsUsage = `Usage:
-  postern integrations list [--json]          every host postern knows, found or not, registered or not
-  postern integrations detect [--json]        the hosts installed here
-  postern integrations plan HOST              what setup would run or write (nothing is changed)
-  postern integrations setup HOST…            register postern (shows the plan and asks, unless --yes)
-  postern integrations doctor [HOST…] [--json]
-                                              check the registrations; exit 1 on any problem
-  postern integrations repair HOST            register again so that doctor passes
-  postern integrations remove HOST            take postern away (shows the plan and asks, unless --yes)
+// integrationExits are the exit statuses of every integrations verb, as the help and
+// generated/docs/hosts.md (gen/templates/hosts.md.tmpl) say them; a test holds the two together.
+var integrationExits = []struct {
+	Code    int
+	Meaning string
+}{
+	{0, "What was asked is done: registered, removed, checked and passing, a snippet or plan printed, a dry run shown; or there was nothing to do."},
+	{1, "Not done: the person said no at the prompt (or there was no `--yes` and no terminal to ask), the host's command is not on PATH (the commands to run are printed), a host command failed, or doctor found a problem."},
+	{2, "The command line is wrong: an unknown host, verb, preset or flag, a missing host, or `--preset` with `--scopes`."},
+}
 
-Hosts: ` + "%s" + `. See generated/docs/hosts.md.
+func exitsHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit status:\n")
+	for _, e := range integrationExits {
+		for i, l := range wrapWords(strings.ReplaceAll(e.Meaning, "`", ""), 80-5) {
+			if i == 0 {
+				fmt.Fprintf(&b, "  %d  %s\n", e.Code, l)
+			} else {
+				fmt.Fprintf(&b, "     %s\n", l)
+			}
+		}
+	}
+	return b.String()
+}
 
-Flags:
-`
+func presetsHelp() string {
+	var b strings.Builder
+	b.WriteString("Presets (--preset NAME; --scopes LIST for a grant of your own):\n")
+	for _, p := range generated.Presets {
+		def := ""
+		if p.Name == generated.DefaultPreset {
+			def = " (offered first)"
+		}
+		fmt.Fprintf(&b, "  %-10s %s%s\n", p.Name, strings.Join(p.Scopes, ","), def)
+		for _, l := range wrapWords(p.Line+untooledNote(p.Untooled), 80-13) {
+			fmt.Fprintf(&b, "  %-10s %s\n", "", l)
+		}
+	}
+	return b.String()
+}
 
-// stdinIsTerminal is replaced in tests.
+// wrapWords breaks s into lines of at most width characters, at spaces.
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
+}
+
+func untooledNote(scopes []string) string {
+	if len(scopes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(scopes, ", ") + ": no tool yet)"
+}
+
+// stdinIsTerminal says whether there is a person to ask: standard input is a terminal (not
+// /dev/null). A variable, so that an in-process test may replace it; the end-to-end tests type
+// into a real pseudo-terminal instead.
 var stdinIsTerminal = func() bool {
 	st, err := os.Stdin.Stat()
 	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
@@ -44,175 +106,769 @@ var stdinIsTerminal = func() bool {
 	return err != nil || !os.SameFile(st, null)
 }
 
-func cmdIntegrations(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("integrations", stderr, fmt.Sprintf(integrationsUsage, strings.Join(integrations.IDs(), ", ")))
-	dryRun := fs.Bool("dry-run", false, "print exactly what would be run or written, and change nothing")
-	yes := fs.Bool("yes", false, "do it without asking")
-	asJSON := fs.Bool("json", false, "print JSON (list, detect, plan, doctor)")
-	scopes := fs.String("scopes", "", "scopes the entry passes to postern mcp (default: none passed, so the configuration's [mcp] scopes or the defaults apply)")
-	var accounts multi
-	fs.Var(&accounts, "account", "the entry shows only this account (repeatable)")
-	scope := fs.String("scope", "user", "user (every project) or project (this folder only), where the host offers it")
-	name := fs.String("name", integrations.DefaultName, "the server's name in the host")
-	cfgPath := fs.String("config", config.DefaultPath(), "postern's configuration file the entry uses")
-	binary := fs.String("binary", "", "the postern the entry runs (default: this one, by a path that survives upgrades)")
-	pos, err := splitFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		fs.Usage()
-		return exitError{2}
-	}
-	if *scopes != "" {
-		if _, err := dispatch.ParseGrant(*scopes); err != nil {
-			return fmt.Errorf("--scopes: %w", err)
-		}
-	}
-	if *scope != "user" && *scope != "project" {
-		return fmt.Errorf("--scope is user or project, not %q", *scope)
+// intFlags are the flags of the integrations verbs; each verb registers those it takes.
+type intFlags struct {
+	preset, scopes      string
+	accounts            []string
+	scope, name         string
+	config, binary      string
+	dryRun, yes, asJSON bool
+}
+
+// intRun is one run of an integrations verb: the machine, the flags, the records.
+type intRun struct {
+	cmd     *cobra.Command
+	f       *intFlags
+	env     *integrations.Env
+	config  string // absolute
+	records []integrations.Record
+	in      *bufio.Reader
+	out     io.Writer
+	bin     string
+}
+
+// open reads what every verb needs: the machine, the absolute configuration path and the
+// records of setup kept beside it.
+func (f *intFlags) open(cmd *cobra.Command, stdin io.Reader, stdout io.Writer) (*intRun, error) {
+	if f.scope != "user" && f.scope != "project" {
+		return nil, usagef("--scope is user or project, not %q; %s", f.scope, helpHint(cmd))
 	}
 	env, err := integrations.DefaultEnv()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	abs, err := filepath.Abs(*cfgPath)
+	abs, err := filepath.Abs(f.config)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	o := &integrations.Options{Name: *name, Scope: *scope, Scopes: *scopes, Accounts: accounts, Config: abs}
-	if *binary != "" {
-		if o.Binary, err = filepath.Abs(*binary); err != nil {
+	recs, err := integrations.LoadRecords(integrations.RecordPath(abs))
+	if err != nil {
+		return nil, err
+	}
+	return &intRun{cmd: cmd, f: f, env: env, config: abs, records: recs, in: bufio.NewReader(stdin), out: stdout}, nil
+}
+
+// binary is the postern an entry runs: --binary, else this one by a path that survives upgrades.
+func (r *intRun) binary() (string, error) {
+	if r.bin != "" {
+		return r.bin, nil
+	}
+	var err error
+	if r.f.binary != "" {
+		r.bin, err = filepath.Abs(r.f.binary)
+	} else {
+		r.bin, err = integrations.Binary(r.env.LookPath)
+	}
+	return r.bin, err
+}
+
+// hosts are the hosts named by args; an unknown one is a usage error naming the nearest.
+func (r *intRun) hosts(args []string) ([]*integrations.Host, error) {
+	var out []*integrations.Host
+	for _, id := range args {
+		h, err := integrations.Find(id)
+		if err != nil {
+			msg := fmt.Sprintf("there is no host %q", id)
+			if near := nearest(id, integrations.IDs()); len(near) > 0 {
+				msg += "; did you mean " + strings.Join(near, " or ") + "?"
+			}
+			return nil, usagef("%s; the hosts are %s (postern integrations list)", msg, strings.Join(integrations.IDs(), ", "))
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// base are the options the flags give, before any grant.
+func (r *intRun) base() *integrations.Options {
+	return &integrations.Options{Name: r.f.name, Scope: r.f.scope, Config: r.config}
+}
+
+// grant reads --preset and --scopes into o; it returns the preset's name ("" for none).
+func (r *intRun) grant(o *integrations.Options) (string, error) {
+	preset, scopes := r.f.preset, r.f.scopes
+	if preset != "" && scopes != "" {
+		return "", usagef("--preset and --scopes cannot go together: a preset is a list of scopes; pick one; %s", helpHint(r.cmd))
+	}
+	if preset != "" {
+		p, err := findPreset(preset)
+		if err != nil {
+			return "", err
+		}
+		o.Scopes = strings.Join(p.Scopes, ",")
+		return p.Name, nil
+	}
+	if scopes != "" {
+		if _, err := dispatch.ParseGrant(scopes); err != nil {
+			return "", usagef("--scopes: %v", err)
+		}
+		o.Scopes = scopes
+	}
+	return "", nil
+}
+
+func findPreset(name string) (*generated.PresetSpec, error) {
+	var names []string
+	for i, p := range generated.Presets {
+		if p.Name == name {
+			return &generated.Presets[i], nil
+		}
+		names = append(names, p.Name)
+	}
+	msg := fmt.Sprintf("there is no preset %q", name)
+	if near := nearest(name, names); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return nil, usagef("%s; the presets are %s (postern integrations setup --help says what each gives)", msg, strings.Join(names, ", "))
+}
+
+// askPreset asks which preset to grant, offering def first; an empty answer takes it.
+func (r *intRun) askPreset(def string) (*generated.PresetSpec, error) {
+	fmt.Fprintln(r.out, "Which grant should the agent have?")
+	for i, p := range generated.Presets {
+		mark := ""
+		if p.Name == def {
+			mark = " (default)"
+		}
+		fmt.Fprintf(r.out, "  %d. %s%s: %s%s\n", i+1, p.Name, mark, p.Line, untooledNote(p.Untooled))
+	}
+	for range 3 {
+		fmt.Fprintf(r.out, "Preset [%s]: ", def)
+		line, err := r.in.ReadString('\n')
+		a := strings.TrimSpace(line)
+		if a == "" && err != nil {
+			return nil, errors.New("no answer to which preset; nothing was changed: run again with --preset NAME or --scopes LIST")
+		}
+		if a == "" {
+			a = def
+		}
+		if n, err := strconv.Atoi(a); err == nil && n >= 1 && n <= len(generated.Presets) {
+			return &generated.Presets[n-1], nil
+		}
+		if p, err := findPreset(a); err == nil {
+			return p, nil
+		} else {
+			fmt.Fprintln(r.out, termsafe.Line(err.Error()))
+		}
+	}
+	return nil, errors.New("no preset was chosen; nothing was changed: run again with --preset NAME or --scopes LIST")
+}
+
+// confirm asks before changing anything; no terminal and no --yes is a refusal too.
+func (r *intRun) confirm() error {
+	if r.f.yes {
+		return nil
+	}
+	if !stdinIsTerminal() {
+		return errors.New("not changing anything without a yes: run again with --yes, or in a terminal to be asked")
+	}
+	fmt.Fprint(r.out, "Go ahead? [y/N] ")
+	line, _ := r.in.ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		fmt.Fprintln(r.out, "Nothing was changed.")
+		return exitError{1}
+	}
+	return nil
+}
+
+// target is one registration doctor, repair or remove works on: a host, what it was asked
+// for, and the record of that ("nil" for an entry setup never recorded).
+type target struct {
+	h   *integrations.Host
+	o   *integrations.Options
+	rec *integrations.Record
+}
+
+// targets are h's registrations: every record of h (narrowed by --scope and --name when given,
+// a project record only in its project), else the one --scope and --name name, unrecorded.
+func (r *intRun) targets(h *integrations.Host) []target {
+	var out []target
+	for i, rec := range r.records {
+		if rec.Host != h.ID || rec.Scope == "project" && rec.Project != r.env.Project {
+			continue
+		}
+		if r.cmd.Flags().Changed("scope") && rec.Scope != r.f.scope || r.cmd.Flags().Changed("name") && rec.Name != r.f.name {
+			continue
+		}
+		o := rec.Options()
+		out = append(out, target{h: h, o: o, rec: &r.records[i]})
+	}
+	if len(out) == 0 {
+		out = append(out, target{h: h, o: r.base()})
+	}
+	return out
+}
+
+// fixFor is the repair command line for a target.
+func (r *intRun) fixFor(t target) string {
+	s := "postern integrations repair " + t.h.ID
+	if t.o.Scope != "user" {
+		s += " --scope " + t.o.Scope
+	}
+	if t.o.Name != integrations.DefaultName {
+		s += " --name " + t.o.Name
+	}
+	if r.config != mustAbsPath(config.DefaultPath()) {
+		s += " --config " + shellWord(r.config)
+	}
+	return s
+}
+
+func mustAbsPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func shellWord(s string) string {
+	if strings.ContainsAny(s, " '\"\\$`") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}
+
+// agentSees says what the agent will see under o: the preset's line, or the tools the
+// grant lists and the scopes in it that have no tool yet.
+func agentSees(o *integrations.Options, preset string) []string {
+	var lines []string
+	var g dispatch.Grant
+	what := ""
+	switch {
+	case preset != "":
+		p, _ := findPreset(preset)
+		if p != nil {
+			lines = append(lines, "preset "+p.Name+": "+p.Line)
+		}
+		g, _ = dispatch.ParseGrant(o.Scopes)
+		what = "scopes " + o.Scopes
+	case o.Scopes != "":
+		g, _ = dispatch.ParseGrant(o.Scopes)
+		what = "--scopes " + o.Scopes
+	default:
+		g = dispatch.DefaultGrant()
+		what = "no --scopes: the defaults (" + strings.Join(g.Sorted(), ",") + ")"
+		if cfg, err := config.Load(o.Config); err == nil && len(cfg.MCP.Scopes) > 0 {
+			g = dispatch.Grant{}
+			for _, s := range cfg.MCP.Scopes {
+				g[s] = true
+			}
+			what = "no --scopes: the configuration's [mcp] scopes (" + strings.Join(g.Sorted(), ",") + ")"
+		}
+	}
+	var tools []string
+	has := map[string]bool{}
+	for _, t := range generated.Tools {
+		if g[t.Scope] {
+			tools = append(tools, t.Name)
+			has[t.Scope] = true
+		}
+	}
+	lines = append(lines, fmt.Sprintf("%s list %d tools: %s", what, len(tools), strings.Join(tools, ", ")))
+	var none []string
+	for _, s := range generated.Scopes {
+		if g[s.Name] && !has[s.Name] {
+			none = append(none, s.Name)
+		}
+	}
+	if len(none) > 0 {
+		lines = append(lines, strings.Join(none, ", ")+": no tool yet, so granting it gives nothing for now")
+	}
+	return lines
+}
+
+func printAgentSees(w io.Writer, lines []string) {
+	fmt.Fprintln(w, "  What the agent will see:")
+	for _, l := range lines {
+		fmt.Fprintf(w, "    %s\n", termsafe.Line(l))
+	}
+}
+
+// manualError is the failure of a plan whose host command is not on PATH: the commands were
+// printed, nothing was done.
+func manualError(ps []*integrations.Plan, verb string) error {
+	var ids, exes []string
+	for _, p := range ps {
+		if p.Manual {
+			ids = append(ids, p.Host.ID)
+			exes = append(exes, p.Host.Executables[0])
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s not on PATH, so nothing was %s for %s: run the commands printed above where it is, then postern integrations doctor %s",
+		strings.Join(exes, ", ")+map[bool]string{true: " is", false: " are"}[len(exes) == 1], verb, strings.Join(ids, ", "), strings.Join(ids, " "))
+}
+
+// newIntegrationsCmd is the integrations command tree of the command line.
+func newIntegrationsCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	hostsLine := "Hosts: " + strings.Join(integrations.IDs(), ", ") + ". See generated/docs/hosts.md."
+	long := `Register postern with agent hosts (Claude Code, Codex, Claude Desktop, Cursor, VS Code, …),
+check the registration and take it away again. What setup was asked (preset, scopes,
+accounts, name, scope) is recorded beside the configuration file: doctor checks the entry
+against that record, repair puts it back, and setup again with other flags changes it.
+
+` + hostsLine + "\n\n" + presetsHelp() + "\n" + exitsHelp()
+	c := group("integrations", "register postern with agent hosts, check it, remove it", long,
+		newIntListCmd(stdout, false), newIntListCmd(stdout, true),
+		newIntPlanCmd(stdin, stdout), newIntSetupCmd(stdin, stdout),
+		newIntDoctorCmd(stdin, stdout), newIntRepairCmd(stdin, stdout), newIntRemoveCmd(stdin, stdout))
+	c.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor alone does not apply
+	c.Example = `  postern integrations list
+  postern integrations setup claude-desktop --preset reader
+  postern integrations doctor
+  postern integrations remove codex`
+	return c
+}
+
+func verbLong(text string) string { return text + "\n\n" + exitsHelp() }
+
+func hostArgsCompletion(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, h := range integrations.Hosts() {
+		if strings.HasPrefix(h.ID, toComplete) {
+			out = append(out, h.ID+"\t"+h.Name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+func addConfig(cmd *cobra.Command, f *intFlags) {
+	cmd.Flags().StringVar(&f.config, "config", config.DefaultPath(), "postern's configuration file the entry uses; the record of setup is kept beside it")
+	cmd.MarkFlagFilename("config", "toml")
+}
+
+func addWhere(cmd *cobra.Command, f *intFlags) {
+	cmd.Flags().StringVar(&f.scope, "scope", "user", "user (every project) or project (this folder only), where the host offers it")
+	cmd.Flags().StringVar(&f.name, "name", integrations.DefaultName, "the server's name in the host")
+}
+
+func addGrant(cmd *cobra.Command, f *intFlags) {
+	var names []string
+	for _, p := range generated.Presets {
+		names = append(names, p.Name)
+	}
+	cmd.Flags().StringVar(&f.preset, "preset", "", "a named grant: "+strings.Join(names, ", ")+" (see Presets above)")
+	cmd.Flags().StringVar(&f.scopes, "scopes", "", "scopes the entry passes to postern mcp, comma-separated (default: none passed, so the configuration's [mcp] scopes or the defaults apply)")
+	cmd.Flags().StringArrayVar(&f.accounts, "account", nil, "the entry shows only this account (repeatable)")
+	cmd.RegisterFlagCompletionFunc("preset", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, p := range generated.Presets {
+			out = append(out, p.Name+"\t"+p.Line)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+	cmd.RegisterFlagCompletionFunc("account", completeAccounts)
+}
+
+// addRecordedOnly gives doctor and repair the grant flags only to refuse them with the
+// sentence that says where the grant is changed.
+func addRecordedOnly(cmd *cobra.Command) {
+	for _, n := range []string{"preset", "scopes", "account"} {
+		cmd.Flags().String(n, "", "")
+		cmd.Flags().MarkHidden(n)
+	}
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		for _, n := range []string{"preset", "scopes", "account"} {
+			if cmd.Flags().Changed(n) {
+				return usagef("%s takes no --%s: it works from what setup recorded; to change the grant run postern integrations setup HOST --%s …", cmd.CommandPath(), n, n)
+			}
+		}
+		return nil
+	}
+}
+
+func addChange(cmd *cobra.Command, f *intFlags) {
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print exactly what would be run or written, and change nothing")
+	cmd.Flags().BoolVar(&f.yes, "yes", false, "do it without asking")
+}
+
+func newIntListCmd(stdout io.Writer, detect bool) *cobra.Command {
+	f := &intFlags{scope: "user", name: integrations.DefaultName}
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "every host postern knows, found or not, registered or not, with its scopes and accounts",
+		Long: verbLong(`List every host postern knows: whether it is installed here, whether postern is registered
+with it, and the scopes and accounts that registration passes (from the record of setup, or
+read from the entry itself when setup never recorded it).`),
+		Args: noArgs,
+	}
+	if detect {
+		c.Use, c.Short = "detect", "the hosts installed here"
+		c.Long = verbLong("List the hosts installed here (a snippet host is never listed), as list does.")
+	}
+	addConfig(c, f)
+	c.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		r, err := f.open(cmd, nil, stdout)
+		if err != nil {
 			return err
 		}
-	} else if o.Binary, err = integrations.Binary(env.LookPath); err != nil {
-		return err
+		return r.list(detect)
 	}
-	state := filepath.Join(config.StateDir(), "integrations.json")
-	ctx := context.Background()
-	verb, hostArgs := pos[0], pos[1:]
-	hosts := func(min, max int) ([]*integrations.Host, error) {
-		if len(hostArgs) < min || max >= 0 && len(hostArgs) > max {
+	return c
+}
+
+type hostRow struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Kind       string   `json:"kind"`
+	Found      bool     `json:"found"`
+	Why        string   `json:"why"`
+	Config     string   `json:"config,omitempty"`
+	Registered bool     `json:"registered"`
+	As         string   `json:"as"`    // the server's name in the host
+	Scope      string   `json:"scope"` // user or project
+	Recorded   bool     `json:"recorded"`
+	Preset     string   `json:"preset,omitempty"`
+	Scopes     []string `json:"scopes"`   // what the entry passes; empty: none (the configuration decides)
+	Accounts   []string `json:"accounts"` // empty: every account
+}
+
+func (r *intRun) list(onlyFound bool) error {
+	rows := []hostRow{}
+	for _, h := range integrations.Hosts() {
+		found, why := h.Found(r.env)
+		if onlyFound && (!found || h.Kind == "snippet") {
+			continue
+		}
+		for _, t := range r.targets(h) {
+			row := hostRow{ID: h.ID, Name: h.Name, Kind: h.Kind, Found: found, Why: why, As: t.o.Name, Scope: t.o.Scope, Scopes: []string{}, Accounts: []string{}}
+			if p, err := h.ConfigPath(r.env, t.o.Scope); err == nil {
+				row.Config = p
+			}
+			cur, _, reg, _, _ := h.Registered(r.env, t.o.Scope, t.o.Name)
+			row.Registered = reg
+			o := t.o
 			switch {
-			case max == 1:
-				return nil, fmt.Errorf("integrations %s takes one host: postern integrations %s HOST (hosts: %s)", verb, verb, strings.Join(integrations.IDs(), ", "))
-			default:
-				return nil, fmt.Errorf("integrations %s needs a host: postern integrations %s HOST… (hosts: %s)", verb, verb, strings.Join(integrations.IDs(), ", "))
+			case t.rec != nil:
+				row.Recorded, row.Preset = true, t.rec.Preset
+			case reg:
+				o = integrations.OptionsFromEntry(cur, t.o)
 			}
-		}
-		var out []*integrations.Host
-		for _, id := range hostArgs {
-			h, err := integrations.Find(id)
-			if err != nil {
-				return nil, err
+			if t.rec != nil || reg {
+				if o.Scopes != "" {
+					row.Scopes = strings.Split(o.Scopes, ",")
+				}
+				row.Accounts = append(row.Accounts, o.Accounts...)
 			}
-			out = append(out, h)
+			rows = append(rows, row)
 		}
-		return out, nil
 	}
-	switch verb {
-	case "list", "detect":
-		if len(hostArgs) > 0 {
-			return fmt.Errorf("integrations %s takes no host", verb)
+	if r.f.asJSON {
+		return writeJSON(r.out, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(r.out, "No host found here; postern integrations list shows every host postern knows.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tKIND\tFOUND\tREGISTERED\tSCOPES\tACCOUNTS\tCONFIGURATION")
+	yn := map[bool]string{true: "yes", false: "no"}
+	for _, row := range rows {
+		scopes, accts := "-", "-"
+		if row.Registered || row.Recorded {
+			scopes = strings.Join(row.Scopes, ",")
+			if scopes == "" {
+				scopes = "from the configuration"
+			}
+			if row.Preset != "" {
+				scopes = row.Preset + " (" + scopes + ")"
+			}
+			if !row.Recorded {
+				scopes += " (not recorded)"
+			}
+			accts = strings.Join(row.Accounts, ",")
+			if accts == "" {
+				accts = "all"
+			}
 		}
-		return listHosts(env, o, verb == "detect", *asJSON, stdout)
-	case "plan":
-		hs, err := hosts(1, 1)
+		id := row.ID
+		if row.As != integrations.DefaultName || row.Scope != "user" {
+			id += " (" + row.As + ", " + row.Scope + ")"
+		}
+		cfg := row.Config
+		if cfg == "" {
+			cfg = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(id), termsafe.Line(row.Kind), yn[row.Found], yn[row.Registered], termsafe.Line(scopes), termsafe.Line(accts), termsafe.Line(cfg))
+	}
+	return tw.Flush()
+}
+
+func newIntPlanCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	f := &intFlags{}
+	c := &cobra.Command{
+		Use:               "plan HOST",
+		Short:             "what setup would run or write, and what the agent would see (nothing is changed)",
+		Long:              verbLong("Print what setup HOST would run or write with these flags, and what the agent would see; nothing is changed."),
+		Args:              exactArgs(1, "one host"),
+		ValidArgsFunction: hostArgsCompletion,
+	}
+	addGrant(c, f)
+	addWhere(c, f)
+	addConfig(c, f)
+	c.Flags().StringVar(&f.binary, "binary", "", "the postern the entry runs (default: this one, by a path that survives upgrades)")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		r, err := f.open(cmd, stdin, stdout)
 		if err != nil {
 			return err
 		}
-		p, err := integrations.PlanSetup(hs[0], env, o)
+		hs, err := r.hosts(args)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return writeJSON(stdout, planJSON(p))
+		o := r.base()
+		o.Accounts = f.accounts
+		preset, err := r.grant(o)
+		if err != nil {
+			return err
+		}
+		if o.Binary, err = r.binary(); err != nil {
+			return err
+		}
+		p, err := integrations.PlanSetup(hs[0], r.env, o)
+		if err != nil {
+			return err
+		}
+		sees := agentSees(o, preset)
+		if f.asJSON {
+			return writeJSON(stdout, planJSON(p, sees))
 		}
 		p.Describe(stdout)
+		printAgentSees(stdout, sees)
 		return nil
-	case "setup", "repair", "remove":
-		max := -1
-		if verb != "setup" {
-			max = 1
-		}
-		hs, err := hosts(1, max)
+	}
+	return c
+}
+
+func newIntSetupCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	f := &intFlags{}
+	c := &cobra.Command{
+		Use:   "setup HOST…",
+		Short: "register postern with hosts (shows the plan and asks, unless --yes)",
+		Long: verbLong(`Register postern with each host: the entry runs this postern with mcp, the absolute
+configuration path and the grant you choose. setup shows what it will run or write and what
+the agent will see, and asks first unless --yes. In a terminal, with neither --preset nor
+--scopes, it asks which preset to grant. What was asked is recorded beside the configuration
+file: doctor checks against it, repair restores it, and running setup again with other flags
+is how to change it.
+
+` + strings.TrimSuffix(presetsHelp(), "\n")),
+		Example: `  postern integrations setup claude-desktop --preset reader
+  postern integrations setup claude-code codex --scopes read,read:bodies --yes
+  postern integrations setup json --preset metadata     prints a snippet to paste`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("%s needs a host (hosts: %s); %s", cmd.CommandPath(), strings.Join(integrations.IDs(), ", "), helpHint(cmd))
+			}
+			return nil
+		},
+		ValidArgsFunction: hostArgsCompletion,
+	}
+	addGrant(c, f)
+	addWhere(c, f)
+	addConfig(c, f)
+	c.Flags().StringVar(&f.binary, "binary", "", "the postern the entry runs (default: this one, by a path that survives upgrades)")
+	addChange(c, f)
+	c.Flags().BoolVar(&f.asJSON, "json", false, "with --dry-run, print the plans as JSON")
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		r, err := f.open(cmd, stdin, stdout)
 		if err != nil {
 			return err
 		}
-		var plans []*integrations.Plan
-		for _, h := range hs {
-			var p *integrations.Plan
-			if verb == "remove" {
-				p, err = integrations.PlanRemove(h, env, o)
-			} else {
-				p, err = integrations.PlanSetup(h, env, o)
+		hs, err := r.hosts(args)
+		if err != nil {
+			return err
+		}
+		o := r.base()
+		o.Accounts = f.accounts
+		preset, err := r.grant(o)
+		if err != nil {
+			return err
+		}
+		if o.Binary, err = r.binary(); err != nil {
+			return err
+		}
+		if f.preset == "" && f.scopes == "" && !f.yes && !f.dryRun && stdinIsTerminal() {
+			def := generated.DefaultPreset
+			for _, t := range r.targets(hs[0]) {
+				if t.rec != nil && t.rec.Preset != "" {
+					def = t.rec.Preset
+				}
 			}
+			p, err := r.askPreset(def)
 			if err != nil {
 				return err
 			}
-			plans = append(plans, p)
+			preset, o.Scopes = p.Name, strings.Join(p.Scopes, ",")
 		}
-		if *dryRun {
-			for _, p := range plans {
-				if *asJSON {
-					if err := writeJSON(stdout, planJSON(p)); err != nil {
-						return err
-					}
-					continue
+		var jobs []job
+		for _, h := range hs {
+			jobs = append(jobs, job{h, o, preset})
+			// Setup again is the way to change a grant: say so when it does.
+			now := integrations.NewRecord(h, o, preset, r.env.Project, time.Now())
+			for _, t := range r.targets(h) {
+				if t.rec != nil && t.rec.Is(h.ID, o.Scope, o.Name, r.env.Project) && t.rec.Describe() != now.Describe() {
+					fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf("%s: this changes the grant setup recorded, %s, to %s.", h.ID, t.rec.Describe(), now.Describe())))
 				}
-				p.Describe(stdout)
-			}
-			return nil
-		}
-		todo := false
-		for _, p := range plans {
-			todo = todo || !p.Current && !p.Manual
-		}
-		if todo && !*yes {
-			for _, p := range plans {
-				p.Describe(stdout)
-			}
-			if !stdinIsTerminal() {
-				return fmt.Errorf("not changing anything without a yes: run again with --yes, or in a terminal to be asked")
-			}
-			fmt.Fprint(stdout, "Go ahead? [y/N] ")
-			line, _ := bufio.NewReader(stdin).ReadString('\n')
-			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-				fmt.Fprintln(stdout, "Nothing was changed.")
-				return nil
 			}
 		}
-		for _, p := range plans {
-			if err := integrations.Apply(ctx, p, state, stdout); err != nil {
-				return fmt.Errorf("%s: %w", p.Host.ID, err)
-			}
+		return r.change("setup", jobs)
+	}
+	return c
+}
+
+// job is one registration to set up, repair or remove: the host, the options, the preset
+// they came from ("" for none).
+type job struct {
+	h      *integrations.Host
+	o      *integrations.Options
+	preset string
+}
+
+// change plans the verb (setup, repair or remove) for each job, shows the plans (and, but for a
+// remove, what the agent will see), asks, applies them and keeps the records in step.
+func (r *intRun) change(verb string, jobs []job) error {
+	type item struct {
+		p      *integrations.Plan
+		o      *integrations.Options
+		preset string
+	}
+	var items []item
+	var plans []*integrations.Plan
+	for _, j := range jobs {
+		var p *integrations.Plan
+		var err error
+		if verb == "remove" {
+			p, err = integrations.PlanRemove(j.h, r.env, j.o)
+		} else {
+			p, err = integrations.PlanSetup(j.h, r.env, j.o)
 		}
-		return nil
-	case "doctor":
-		hs, err := hosts(0, -1)
 		if err != nil {
 			return err
 		}
-		asked := len(hs) > 0
-		if !asked {
+		items = append(items, item{p, j.o, j.preset})
+		plans = append(plans, p)
+	}
+	show := func() {
+		for _, it := range items {
+			it.p.Describe(r.out)
+			if verb != "remove" {
+				printAgentSees(r.out, agentSees(it.o, it.preset))
+			}
+		}
+	}
+	if r.f.dryRun {
+		if r.f.asJSON {
+			var out []any
+			for _, it := range items {
+				var sees []string
+				if verb != "remove" {
+					sees = agentSees(it.o, it.preset)
+				}
+				out = append(out, planJSON(it.p, sees))
+			}
+			return writeJSON(r.out, out)
+		}
+		show()
+		return nil
+	}
+	todo := false
+	for _, p := range plans {
+		todo = todo || !p.Current && !p.Manual && p.Host.Kind != "snippet"
+	}
+	if todo {
+		show()
+		if err := r.confirm(); err != nil {
+			return err
+		}
+	}
+	recPath := integrations.RecordPath(r.config)
+	state := filepath.Join(config.StateDir(), "integrations.json")
+	now := time.Now()
+	for _, it := range items {
+		if todo && it.p.Manual {
+			continue // its commands were shown with the plan
+		}
+		if err := integrations.Apply(context.Background(), it.p, state, r.out); err != nil {
+			return fmt.Errorf("%s: %w", it.p.Host.ID, err)
+		}
+		if !todo && verb != "remove" {
+			// Nothing to change, or a snippet: what the agent will see is still worth saying.
+			printAgentSees(r.out, agentSees(it.o, it.preset))
+		}
+		if it.p.Manual || it.p.Host.Kind == "snippet" {
+			continue
+		}
+		var err error
+		if verb == "remove" {
+			err = integrations.DropRecord(recPath, it.p.Host.ID, it.o.Scope, it.o.Name, r.env.Project)
+		} else {
+			err = integrations.PutRecord(recPath, integrations.NewRecord(it.p.Host, it.o, it.preset, r.env.Project, now))
+		}
+		if err != nil {
+			return fmt.Errorf("%s was done, but %w", it.p.Host.ID, err)
+		}
+	}
+	done := map[string]string{"setup": "registered", "repair": "repaired", "remove": "removed"}[verb]
+	return manualError(plans, done)
+}
+
+func newIntDoctorCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	f := &intFlags{}
+	c := &cobra.Command{
+		Use:   "doctor [HOST…]",
+		Short: "check the registrations against what setup recorded; exit 1 on any problem",
+		Long: verbLong(`Check each host (every host postern knows, when none is named): installed, postern
+registered, the entry as setup recorded it (binary, scopes, accounts, configuration), the
+binary there, and the server answering with the tool count its scopes allow. Each problem
+comes with the command that fixes it. An entry setup never recorded (written by an older
+postern) is checked against its own flags, and doctor says so.`),
+		ValidArgsFunction: hostArgsCompletion,
+	}
+	addWhere(c, f)
+	addConfig(c, f)
+	c.Flags().StringVar(&f.binary, "binary", "", "for an entry setup never recorded: the postern it should run (default: this one)")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	addRecordedOnly(c)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		r, err := f.open(cmd, stdin, stdout)
+		if err != nil {
+			return err
+		}
+		hs, err := r.hosts(args)
+		if err != nil {
+			return err
+		}
+		named := len(hs) > 0
+		if !named {
 			hs = integrations.Hosts()
 		}
-		flags := flagText(o, *cfgPath != config.DefaultPath())
-		fix := func(id string) string { return "postern integrations repair " + id + flags }
 		var reports []integrations.Report
 		ok := true
 		for _, h := range hs {
-			r := integrations.Doctor(ctx, h, env, o, asked, fix)
-			reports = append(reports, r)
-			ok = ok && r.OK
+			for _, t := range r.targets(h) {
+				o := t.o
+				if t.rec == nil || o.Binary == "" {
+					if o.Binary, err = r.binary(); err != nil {
+						return err
+					}
+				}
+				rep := integrations.Doctor(context.Background(), h, r.env, o, t.rec, named || t.rec != nil, func(string) string { return r.fixFor(t) })
+				reports = append(reports, rep)
+				ok = ok && rep.OK
+			}
 		}
-		if *asJSON {
+		if f.asJSON {
 			if err := writeJSON(stdout, map[string]any{"ok": ok, "hosts": reports}); err != nil {
 				return err
 			}
 		} else {
-			for _, r := range reports {
-				printReport(stdout, r)
+			for _, rep := range reports {
+				printReport(stdout, rep)
 			}
 		}
 		if !ok {
@@ -220,28 +876,91 @@ func cmdIntegrations(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown integrations command %q; run postern integrations --help", verb)
+	return c
 }
 
-// flagText is the flags a repair needs to ask for the same entry.
-func flagText(o *integrations.Options, withConfig bool) string {
-	var b strings.Builder
-	if o.Scope != "user" {
-		b.WriteString(" --scope " + o.Scope)
+func newIntRepairCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	f := &intFlags{}
+	c := &cobra.Command{
+		Use:   "repair HOST",
+		Short: "write the recorded entry back, so that doctor passes (shows the plan and asks, unless --yes)",
+		Long: verbLong(`Register postern with HOST again as setup recorded it: the same preset or scopes, accounts,
+name and configuration, with the recorded postern (or this one, when that is gone). An entry
+setup never recorded keeps its own flags, and is recorded from then on. To change the grant,
+run setup again.`),
+		Args:              exactArgs(1, "one host"),
+		ValidArgsFunction: hostArgsCompletion,
 	}
-	if o.Name != integrations.DefaultName {
-		b.WriteString(" --name " + o.Name)
+	addWhere(c, f)
+	addConfig(c, f)
+	c.Flags().StringVar(&f.binary, "binary", "", "the postern the entry runs (default: the recorded one if it is still there, else this one)")
+	addChange(c, f)
+	c.Flags().BoolVar(&f.asJSON, "json", false, "with --dry-run, print the plans as JSON")
+	addRecordedOnly(c)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		r, err := f.open(cmd, stdin, stdout)
+		if err != nil {
+			return err
+		}
+		hs, err := r.hosts(args)
+		if err != nil {
+			return err
+		}
+		var jobs []job
+		for _, t := range r.targets(hs[0]) {
+			o, preset := t.o, ""
+			if t.rec != nil {
+				preset = t.rec.Preset
+			} else if cur, _, ok, _, _ := t.h.Registered(r.env, o.Scope, o.Name); ok {
+				o = integrations.OptionsFromEntry(cur, o)
+			}
+			if f.binary != "" || !executable(o.Binary) {
+				if o.Binary, err = r.binary(); err != nil {
+					return err
+				}
+			}
+			jobs = append(jobs, job{t.h, o, preset})
+		}
+		return r.change("repair", jobs)
 	}
-	if o.Scopes != "" {
-		b.WriteString(" --scopes " + o.Scopes)
+	return c
+}
+
+func executable(p string) bool {
+	st, err := os.Stat(p)
+	return p != "" && err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+func newIntRemoveCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	f := &intFlags{}
+	c := &cobra.Command{
+		Use:   "remove HOST",
+		Short: "take postern away from a host (shows the plan and asks, unless --yes)",
+		Long: verbLong(`Take postern's entry away from HOST, and its record: every other server and setting stays
+as it was, and a file host keeps a backup of its file.`),
+		Args:              exactArgs(1, "one host"),
+		ValidArgsFunction: hostArgsCompletion,
 	}
-	for _, a := range o.Accounts {
-		b.WriteString(" --account " + a)
+	addWhere(c, f)
+	addConfig(c, f)
+	addChange(c, f)
+	c.Flags().BoolVar(&f.asJSON, "json", false, "with --dry-run, print the plans as JSON")
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		r, err := f.open(cmd, stdin, stdout)
+		if err != nil {
+			return err
+		}
+		hs, err := r.hosts(args)
+		if err != nil {
+			return err
+		}
+		var jobs []job
+		for _, t := range r.targets(hs[0]) {
+			jobs = append(jobs, job{t.h, t.o, ""})
+		}
+		return r.change("remove", jobs)
 	}
-	if withConfig {
-		b.WriteString(" --config " + o.Config)
-	}
-	return b.String()
+	return c
 }
 
 func printReport(w io.Writer, r integrations.Report) {
@@ -270,55 +989,6 @@ func printReport(w io.Writer, r integrations.Report) {
 	}
 }
 
-type hostRow struct {
-	ID         string `json:"id"`
-	Name       string `json:"name"`
-	Kind       string `json:"kind"`
-	Found      bool   `json:"found"`
-	Why        string `json:"why"`
-	Config     string `json:"config,omitempty"`
-	Registered bool   `json:"registered"`
-}
-
-func listHosts(env *integrations.Env, o *integrations.Options, onlyFound, asJSON bool, w io.Writer) error {
-	var rows []hostRow
-	for _, h := range integrations.Hosts() {
-		found, why := h.Found(env)
-		if onlyFound && (!found || h.Kind == "snippet") {
-			continue
-		}
-		r := hostRow{ID: h.ID, Name: h.Name, Kind: h.Kind, Found: found, Why: why}
-		if p, err := h.ConfigPath(env, "user"); err == nil {
-			r.Config = p
-		}
-		_, _, r.Registered, _, _ = h.Registered(env, "user", o.Name)
-		rows = append(rows, r)
-	}
-	if asJSON {
-		if rows == nil {
-			rows = []hostRow{}
-		}
-		return writeJSON(w, rows)
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tKIND\tFOUND\tREGISTERED\tCONFIGURATION")
-	for _, r := range rows {
-		found, reg := "no", "no"
-		if r.Found {
-			found = "yes"
-		}
-		if r.Registered {
-			reg = "yes"
-		}
-		cfg := r.Config
-		if cfg == "" {
-			cfg = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(r.ID), termsafe.Line(r.Kind), found, reg, termsafe.Line(cfg))
-	}
-	return tw.Flush()
-}
-
 type stepJSON struct {
 	Run     []string `json:"run,omitempty"`
 	Write   string   `json:"write,omitempty"`
@@ -326,12 +996,16 @@ type stepJSON struct {
 	Print   string   `json:"print,omitempty"`
 }
 
-func planJSON(p *integrations.Plan) any {
+func planJSON(p *integrations.Plan, sees []string) any {
 	steps := []stepJSON{}
 	for _, s := range p.Steps {
 		steps = append(steps, stepJSON{Run: s.Run, Write: s.Write, Content: string(s.Data), Print: s.Print})
 	}
-	return map[string]any{"host": p.Host.ID, "action": p.Action, "path": p.Path, "current": p.Current, "manual": p.Manual, "note": p.Note, "steps": steps}
+	m := map[string]any{"host": p.Host.ID, "action": p.Action, "path": p.Path, "current": p.Current, "manual": p.Manual, "note": p.Note, "steps": steps}
+	if sees != nil {
+		m["agent_sees"] = sees
+	}
+	return m
 }
 
 // writeJSON writes v indented; termsafe.JSON escapes the DEL, C1 and bidi characters that
@@ -345,16 +1019,4 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err := w.Write(termsafe.JSON(b.Bytes()))
 	return err
-}
-
-// newIntegrationsCmd is the integrations command tree of the command line.
-func newIntegrationsCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	return &cobra.Command{
-		Use:                "integrations",
-		Short:              "register postern with agent hosts, check it, remove it",
-		DisableFlagParsing: true,
-		RunE: func(_ *cobra.Command, args []string) error {
-			return cmdIntegrations(args, stdin, stdout, stderr)
-		},
-	}
 }

@@ -187,7 +187,7 @@ func TestIntegrationsOutputIsEscaped(t *testing.T) {
 	if !strings.Contains(out, `/nope/\x1b]0;pwn\x07\u202epostern`) {
 		t.Errorf("doctor does not show the program's name escaped:\n%s", out)
 	}
-	out, _, code = runCLI(t, env, "integrations", "doctor", "cursor", "--binary", binary, "--json")
+	out, _, code = runCLI(t, env, "integrations", "doctor", "cursor", "--json")
 	inert(t, "integrations doctor --json", strings.ReplaceAll(out, "\n", ""))
 	if !json.Valid([]byte(out)) {
 		t.Errorf("doctor --json is not JSON: %s", out)
@@ -200,7 +200,7 @@ func TestIntegrationsOutputIsEscaped(t *testing.T) {
 	if !strings.Contains(out, `/bin/true\u202e\x7f`) {
 		t.Errorf("plan does not show the other server's command escaped:\n%s", out)
 	}
-	out, _, code = runCLI(t, env, "integrations", "list", "--binary", binary)
+	out, _, code = runCLI(t, env, "integrations", "list")
 	if code != 0 {
 		t.Fatalf("list: exit %d", code)
 	}

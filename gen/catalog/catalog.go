@@ -37,6 +37,7 @@ type Catalog struct {
 	Files     []string // the files read, sorted
 	Server    *Server
 	Scopes    []*Scope
+	Presets   []*Preset
 	Tools     []*Tool
 	Types     []*Type // sorted by name
 	Resources []*Resource
@@ -96,6 +97,16 @@ type Scope struct {
 	Description string `yaml:"description"`
 	Default     bool   `yaml:"default"`
 	Pos         Pos    `yaml:"-"`
+}
+
+// Preset is a named grant a person picks at setup, with one line saying what
+// an agent can and cannot do under it.
+type Preset struct {
+	Name    string   `yaml:"name"`
+	Scopes  []string `yaml:"scopes"`
+	Line    string   `yaml:"line"`
+	Default bool     `yaml:"default"`
+	Pos     Pos      `yaml:"-"`
 }
 
 // Annotations are the MCP hints of a tool.
@@ -202,6 +213,7 @@ type fileDoc struct {
 	Version   int              `yaml:"version"`
 	Server    *Server          `yaml:"server"`
 	Scopes    []*Scope         `yaml:"scopes"`
+	Presets   []*Preset        `yaml:"presets"`
 	Tools     []*Tool          `yaml:"tools"`
 	Types     map[string]*Type `yaml:"types"`
 	Resources []*Resource      `yaml:"resources"`
@@ -326,6 +338,10 @@ func (c *Catalog) loadFile(path, rel string, sch *jsonschema.Schema) Problems {
 	for i, s := range fd.Scopes {
 		s.Pos = Pos{rel, lineAt(doc, "scopes", strconv.Itoa(i))}
 		c.Scopes = append(c.Scopes, s)
+	}
+	for i, p := range fd.Presets {
+		p.Pos = Pos{rel, lineAt(doc, "presets", strconv.Itoa(i))}
+		c.Presets = append(c.Presets, p)
 	}
 	for i, t := range fd.Tools {
 		t.Pos = Pos{rel, lineAt(doc, "tools", strconv.Itoa(i))}
@@ -475,6 +491,16 @@ func (c *Catalog) Scope(name string) *Scope {
 		}
 	}
 	return nil
+}
+
+// Untooled reports whether no tool declares scope: granting it gives nothing yet.
+func (c *Catalog) Untooled(scope string) bool {
+	for _, t := range c.Tools {
+		if t.Scope == scope {
+			return false
+		}
+	}
+	return true
 }
 
 // Type returns the type named name, or nil.

@@ -53,8 +53,14 @@ func TestFixtureLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Tools) != 4 || len(c.Scopes) != 4 || c.Server == nil {
-		t.Fatalf("loaded %d tools, %d scopes", len(c.Tools), len(c.Scopes))
+	if len(c.Tools) != 4 || len(c.Scopes) != 4 || len(c.Presets) != 2 || c.Server == nil {
+		t.Fatalf("loaded %d tools, %d scopes, %d presets", len(c.Tools), len(c.Scopes), len(c.Presets))
+	}
+	if p := c.Presets[1]; p.Name != "keeper" || !p.Default || strings.Join(p.Scopes, ",") != "read,read:bodies,mail:modify" {
+		t.Errorf("preset keeper loaded as %+v", p)
+	}
+	if c.Untooled("read") || !c.Untooled("rules:propose") {
+		t.Errorf("Untooled: read %v (mail_list declares it), rules:propose %v (no tool does)", c.Untooled("read"), c.Untooled("rules:propose"))
 	}
 	// dry_run: true adds the argument.
 	for _, tool := range c.Tools {
@@ -184,6 +190,24 @@ func TestLintRefuses(t *testing.T) {
 			file: "tools.yaml",
 			edit: replaceOnce("prepare_commit: true\n    dry_run: true", "prepare_commit: yes please\n    dry_run: true"),
 			want: `/tools/2/prepare_commit`,
+		},
+		{
+			name: "preset with an undeclared scope",
+			file: "scopes.yaml",
+			edit: replaceOnce(`scopes: [read], line:`, `scopes: [read, "read:all"], line:`),
+			want: `catalog/scopes.yaml:` + strconv.Itoa(lineOf(t, "scopes.yaml", "- {name: glance")) + `: preset glance grants scope "read:all", which is not declared in scopes`,
+		},
+		{
+			name: "two default presets",
+			file: "scopes.yaml",
+			edit: replaceOnce(`scopes: [read], line:`, `scopes: [read], default: true, line:`),
+			want: `preset keeper is a default, and so is glance`,
+		},
+		{
+			name: "preset without a line",
+			file: "scopes.yaml",
+			edit: replaceOnce(`, line: "Sees subjects and senders; cannot read text."`, ``),
+			want: `missing required key "line"`,
 		},
 		{
 			name: "host cli without cli section",

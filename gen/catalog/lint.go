@@ -46,6 +46,8 @@ func Lint(c *Catalog) Problems {
 		scopes[s.Name] = s
 	}
 
+	lintPresets(c.Presets, scopes, add)
+
 	types := map[string]*Type{}
 	for _, t := range c.Types {
 		if prev, ok := types[t.Name]; ok {
@@ -115,6 +117,30 @@ func Lint(c *Catalog) Problems {
 		lintHost(h, add)
 	}
 	return ps
+}
+
+// lintPresets checks that preset names are unique, that every scope a preset
+// grants is declared, and that at most one preset is the default.
+func lintPresets(ps []*Preset, scopes map[string]*Scope, add func(Pos, string, ...any)) {
+	seen := map[string]Pos{}
+	var def *Preset
+	for _, p := range ps {
+		if prev, ok := seen[p.Name]; ok {
+			add(p.Pos, "preset %q is declared twice (also at %s)", p.Name, prev)
+		}
+		seen[p.Name] = p.Pos
+		for _, s := range p.Scopes {
+			if scopes[s] == nil {
+				add(p.Pos, "preset %s grants scope %q, which is not declared in scopes", p.Name, s)
+			}
+		}
+		if p.Default {
+			if def != nil {
+				add(p.Pos, "preset %s is a default, and so is %s (at %s); mark one only", p.Name, def.Name, def.Pos)
+			}
+			def = p
+		}
+	}
 }
 
 var hostPlaceholderRE = regexp.MustCompile(`\{[^}]*\}`)
