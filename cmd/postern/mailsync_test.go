@@ -243,6 +243,9 @@ func TestReadersDuringSync(t *testing.T) {
 				during++
 			}
 			b, _ := json.Marshal(r)
+			if r["isError"] == true && lastCount == 0 && (strings.Contains(string(b), "no folder is stored yet") || strings.Contains(string(b), "has not finished")) {
+				continue // before the sync stored its first folder, the answer says so
+			}
 			if r["isError"] != false || strings.Contains(strings.ToLower(string(b)), "locked") || strings.Contains(strings.ToLower(string(b)), "busy") {
 				t.Fatalf("call %d during the sync: %s", calls, b)
 			}

@@ -3,6 +3,7 @@ package search_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,7 +58,11 @@ func TestParse(t *testing.T) {
 		{`alice.adams@example.com`, search.Query{Terms: []search.Term{prefix("alice.adams@example.com")}}},
 		{`Café Größe`, search.Query{Terms: []search.Term{plain("Café"), prefix("Größe")}}},
 		{`Привет 日本語`, search.Query{Terms: []search.Term{plain("Привет"), prefix("日本語")}}},
-		{`foo:bar`, search.Query{Terms: []search.Term{prefix("foo:bar")}}},
+		{`Re: budget`, search.Query{Terms: []search.Term{plain("Re:"), prefix("budget")}}},
+		{`budget Re:`, search.Query{Terms: []search.Term{plain("budget"), prefix("Re:")}}},
+		{`"foo:bar"`, search.Query{Terms: []search.Term{plain("foo:bar")}}},
+		{`10:30`, search.Query{Terms: []search.Term{prefix("10:30")}}},
+		{`Größe:x`, search.Query{Terms: []search.Term{prefix("Größe:x")}}},
 		{`http://example.com/x`, search.Query{Terms: []search.Term{prefix("http://example.com/x")}}},
 		// Punctuation alone is no term, and does not take the prefix away.
 		{`-`, search.Query{}},
@@ -150,6 +155,35 @@ func TestParse(t *testing.T) {
 		{`smaller:3k smaller:1k smaller:2k`, search.Query{Smaller: ptr(1 << 10)}},
 		{`larger:1k smaller:1M`, search.Query{Larger: 1 << 10, Smaller: ptr(1 << 20)}},
 
+		// OR and groups: AND binds tighter than OR; a plain group merges into
+		// its conjunction; - before a group negates it; lower-case or is a word.
+		{`budget OR invoice`, search.Query{Groups: []search.Group{or(terms(plain("budget")), terms(prefix("invoice")))}}},
+		{`budget or invoice`, search.Query{Terms: []search.Term{plain("budget"), plain("or"), prefix("invoice")}}},
+		{`budget "OR" invoice`, search.Query{Terms: []search.Term{plain("budget"), plain("OR"), prefix("invoice")}}},
+		{`a b OR c`, search.Query{Groups: []search.Group{or(terms(plain("a"), plain("b")), terms(prefix("c")))}}},
+		{`a OR b c`, search.Query{Groups: []search.Group{or(terms(plain("a")), terms(plain("b"), prefix("c")))}}},
+		{`a OR b OR c`, search.Query{Groups: []search.Group{or(terms(plain("a")), terms(plain("b")), terms(prefix("c")))}}},
+		{`from:alice (invoice OR receipt) -draft`, search.Query{
+			Terms:  []search.Term{field("from", "alice"), neg("draft")},
+			Groups: []search.Group{or(terms(plain("invoice")), terms(plain("receipt")))}}},
+		{`(budget report) q3`, search.Query{Terms: []search.Term{plain("budget"), plain("report"), prefix("q3")}}},
+		{`((budget))`, search.Query{Terms: []search.Term{prefix("budget")}}},
+		{`foo(bar baz)`, search.Query{Terms: []search.Term{plain("foo"), plain("bar"), prefix("baz")}}},
+		{`-(budget report)`, search.Query{Groups: []search.Group{{Negated: true, Alts: []*search.Query{terms(plain("budget"), plain("report"))}}}}},
+		{`x -(a OR b)`, search.Query{Terms: []search.Term{plain("x")}, Groups: []search.Group{{Negated: true, Alts: []*search.Query{terms(plain("a")), terms(plain("b"))}}}}},
+		{`(is:unread OR is:flagged) budget`, search.Query{Terms: []search.Term{prefix("budget")},
+			Groups: []search.Group{or(&search.Query{Unread: bp(true)}, &search.Query{Flagged: bp(true)})}}},
+		{`in:INBOX OR in:Archive`, search.Query{Groups: []search.Group{or(&search.Query{Folders: []string{"INBOX"}}, &search.Query{Folders: []string{"Archive"}})}}},
+		{`-(in:Spam)`, search.Query{Groups: []search.Group{{Negated: true, Alts: []*search.Query{{Folders: []string{"Spam"}}}}}}},
+		{`(from:alice OR from:bob) subject:"q3 plan"`, search.Query{Terms: []search.Term{field("subject", "q3 plan")},
+			Groups: []search.Group{or(terms(field("from", "alice")), terms(field("from", "bob")))}}},
+		{`a (b OR (c d)) e`, search.Query{Terms: []search.Term{plain("a"), prefix("e")},
+			Groups: []search.Group{or(terms(plain("b")), terms(plain("c"), plain("d")))}}},
+		{`(a OR b) (c OR d)`, search.Query{Groups: []search.Group{or(terms(plain("a")), terms(plain("b"))), or(terms(plain("c")), terms(prefix("d")))}}},
+		{`(budget after:2025-01-01)`, search.Query{Groups: []search.Group{{Alts: []*search.Query{{Terms: []search.Term{prefix("budget")}, After: day(2025, 1, 1)}}}}}},
+		{`-(budget OR invo)`, search.Query{Groups: []search.Group{{Negated: true, Alts: []*search.Query{terms(plain("budget")), terms(plain("invo"))}}}}},
+		{`"(not a group)" x`, search.Query{Terms: []search.Term{plain("(not a group)"), prefix("x")}}},
+
 		// Everything at once.
 		{`from:alice subject:"quarterly report" -cc:bob is:unread is:flagged has:attachment in:INBOX account:work after:2025-01-01 before:30d larger:10k smaller:1M -draft budg`,
 			search.Query{
@@ -232,6 +266,30 @@ func TestParseErrors(t *testing.T) {
 		{`before: 2025-01-01`, []string{"before:", "needs a value"}},
 		{`larger:`, []string{"larger:", "needs a value", "larger:1M"}},
 		{`smaller:`, []string{"smaller:", "needs a value"}},
+		// Unknown operators name the nearest and say how to search the text.
+		{`foo:bar`, []string{"foo:", "not a search operator", "from:", `"foo:bar"`}},
+		{`subjet:budget`, []string{"subjet:", "the nearest: subject:", `"subjet:budget"`}},
+		{`form:alice`, []string{"form:", "the nearest: from:"}},
+		{`budget -Attachment:pdf`, []string{"Attachment:", "quote it"}},
+		{`zzzzzz:"a b"`, []string{"zzzzzz:", "the operators are", "smaller:", `"zzzzzz:a b"`}},
+		{`(x OR foo:bar)`, []string{"foo:", `"foo:bar"`}},
+
+		// Unbalanced or empty groups say where.
+		{`(budget`, []string{"(", "character 1", "not closed"}},
+		{`a (b OR (c d)`, []string{"character 3", "not closed"}},
+		{`budget)`, []string{")", "character 7", "closes no ("}},
+		{`a (b OR c)) d`, []string{"character 11", "closes no ("}},
+		{`)`, []string{"character 1", "closes no ("}},
+		{`()`, []string{"( )", "character 1", "no condition"}},
+		{`x -( ... )`, []string{"character 3", "no condition"}},
+		{`OR budget`, []string{"OR", "character 1", "before it"}},
+		{`budget OR`, []string{"OR", "character 8", "after it"}},
+		{`a OR OR b`, []string{"OR", "character 6", "before it"}},
+		{`(a OR) b`, []string{"OR", "character 4", "after it"}},
+		{`a OR ...`, []string{"OR", "after it"}},
+		{strings.Repeat("(", 30) + "a" + strings.Repeat(")", 30), []string{"deep"}},
+		{`from:(alice OR bob)`, []string{"from:", "needs a value"}},
+
 		// A text operator needs words, not just punctuation or an empty phrase.
 		{`from:""`, []string{"from:", "needs a name"}},
 		{`subject:--`, []string{"subject:", "needs"}},
@@ -332,10 +390,12 @@ func TestParseRelativeDates(t *testing.T) {
 	}
 }
 
-// render writes q back as a query: every term and operator, a term quoted
-// unless it is the prefix (which must stay a bare word) or holds a quote
-// (then it came from a bare word, which has no space). ok is false when a
-// value cannot be written (a date outside years 1..9999).
+// render writes q back as a query: every term, operator and group, a term
+// quoted unless it is the prefix (which must stay a bare word) or holds a
+// quote (then it came from a bare word, which has no space). The prefix must
+// be the last text written, so a conjunction whose own terms hold it writes
+// its groups first. ok is false when a value cannot be written (a date
+// outside years 1..9999).
 func render(q *search.Query) (string, bool) {
 	var parts []string
 	val := func(s string) string {
@@ -344,6 +404,8 @@ func render(q *search.Query) (string, bool) {
 		}
 		return `"` + s + `"`
 	}
+	var termParts, groupParts []string
+	prefixHere := false
 	for _, t := range q.Terms {
 		s := ""
 		if t.Negated {
@@ -354,11 +416,31 @@ func render(q *search.Query) (string, bool) {
 		}
 		if t.Prefix {
 			s += t.Text
+			prefixHere = true
 		} else {
 			s += val(t.Text)
 		}
-		parts = append(parts, s)
+		termParts = append(termParts, s)
 	}
+	for _, g := range q.Groups {
+		var alts []string
+		for _, a := range g.Alts {
+			s, ok := render(a)
+			if !ok {
+				return "", false
+			}
+			alts = append(alts, s)
+		}
+		s := "(" + strings.Join(alts, " OR ") + ")"
+		if g.Negated {
+			s = "-" + s
+		}
+		groupParts = append(groupParts, s)
+	}
+	if prefixHere {
+		parts = append(parts, groupParts...)
+	}
+	parts = append(parts, termParts...)
 	for _, f := range q.Folders {
 		parts = append(parts, "in:"+val(f))
 	}
@@ -412,6 +494,9 @@ func render(q *search.Query) (string, bool) {
 			size("smaller", *q.Smaller)
 		}
 	}
+	if !prefixHere {
+		parts = append(parts, groupParts...)
+	}
 	return strings.Join(parts, " "), true
 }
 
@@ -461,6 +546,20 @@ func show(q *search.Query) string {
 	if q.Smaller != nil {
 		b.WriteString(" smaller=" + strconv.FormatInt(*q.Smaller, 10))
 	}
+	for _, g := range q.Groups {
+		b.WriteString(" ")
+		if g.Negated {
+			b.WriteString("-")
+		}
+		b.WriteString("(")
+		for i, a := range g.Alts {
+			if i > 0 {
+				b.WriteString(" OR")
+			}
+			b.WriteString(show(a))
+		}
+		b.WriteString(")")
+	}
 	b.WriteString(" }")
 	return b.String()
 }
@@ -492,6 +591,9 @@ var fuzzSeeds = []string{
 	`is:bogus`, `has:pdf`, `after:yesterday`, `larger:big`, `"unclosed`, `from:`, `from: x`, `-in:x`,
 	`from:alice subject:"quarterly report" -cc:bob is:unread has:attachment in:INBOX account:work after:2025-01-01 before:30d larger:10k smaller:1M -draft budg`,
 	"a\u00a0b", "-\"\"", "--", "- -", `"a" "b" c`, `x -"y`, "\xff\xfe", `after:100000y`,
+	`budget OR invoice`, `from:alice (invoice OR receipt) -draft`, `(a b) c`, `-(a OR b) c`, `c -(a OR b)`,
+	`(is:unread OR in:INBOX) x`, `x (a OR (b c))`, `(a OR b) (c OR d)`, `a OR`, `(a`, `a)`, `()`, `foo:bar`,
+	`Re: x`, `(budget after:2025-01-01)`, `-(in:Spam) -(has:attachment)`, `a OR b OR -c d`,
 }
 
 // checkRoundTrip: a query Parse accepts keeps a sane shape, and writing its
@@ -506,18 +608,41 @@ func checkRoundTrip(t *testing.T, q string, at time.Time) {
 		}
 		return
 	}
-	for i, term := range got.Terms {
-		switch term.Field {
-		case "", "from", "to", "cc", "subject":
-		default:
-			t.Fatalf("Parse(%q): term %d has field %q", q, i, term.Field)
+	prefixes := 0
+	got.Walk(func(c *search.Query) {
+		if c != got && c.Empty() {
+			t.Fatalf("Parse(%q) = %s: an alternative with no condition", q, show(got))
 		}
-		if !hasWordChar(term.Text) {
-			t.Fatalf("Parse(%q): term %d %q has no word in it", q, i, term.Text)
+		for _, g := range c.Groups {
+			if len(g.Alts) == 0 {
+				t.Fatalf("Parse(%q) = %s: a group with no alternative", q, show(got))
+			}
 		}
-		if term.Prefix && (term.Negated || term.Field != "" || i != len(got.Terms)-1 || strings.ContainsFunc(term.Text, unicode.IsSpace)) {
-			t.Fatalf("Parse(%q): term %d %+v is a prefix but not the last bare word", q, i, term)
+		for i, term := range c.Terms {
+			switch term.Field {
+			case "", "from", "to", "cc", "subject":
+			default:
+				t.Fatalf("Parse(%q): term %d has field %q", q, i, term.Field)
+			}
+			if !hasWordChar(term.Text) {
+				t.Fatalf("Parse(%q): term %d %q has no word in it", q, i, term.Text)
+			}
+			if term.Prefix {
+				prefixes++
+				if term.Negated || term.Field != "" || strings.ContainsFunc(term.Text, unicode.IsSpace) {
+					t.Fatalf("Parse(%q): term %d %+v is a prefix but not a bare word", q, i, term)
+				}
+			}
 		}
+		if c.Larger < 0 || (c.Smaller != nil && *c.Smaller < 0) {
+			t.Fatalf("Parse(%q) = %s: a negative size bound", q, show(got))
+		}
+	})
+	if prefixes > 1 {
+		t.Fatalf("Parse(%q) = %s: %d prefixes", q, show(got), prefixes)
+	}
+	if len(got.Terms) > 0 && slices.ContainsFunc(got.Terms[:len(got.Terms)-1], func(t search.Term) bool { return t.Prefix }) {
+		t.Fatalf("Parse(%q) = %s: a prefix before the last term", q, show(got))
 	}
 	if got.Larger < 0 || (got.Smaller != nil && *got.Smaller < 0) {
 		t.Fatalf("Parse(%q) = %s: a negative size bound", q, show(got))
@@ -551,3 +676,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func ptr(n int64) *int64 { return &n }
+
+func terms(ts ...search.Term) *search.Query { return &search.Query{Terms: ts} }
+
+func or(alts ...*search.Query) search.Group { return search.Group{Alts: alts} }

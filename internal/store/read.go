@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -42,7 +43,7 @@ type Row struct {
 // connection may see; nil means all.
 type Filter struct {
 	Accounts      []string
-	Folder        string // exact folder name, INBOX case-insensitive; "" for all
+	Folder        string // a folder name, found as in: finds it (folder.go); "" for all
 	Query         *search.Query
 	Bodies        bool // text terms also search body text (read:bodies granted)
 	Unread        *bool
@@ -52,7 +53,8 @@ type Filter struct {
 	Before        int64 // cursor: only ids below this; 0 for none
 	Limit         int
 
-	exprs map[exprKey]string // per index, a term's expression when its prefix was expanded ("": no word)
+	exprs   map[exprKey]string // per index, a term's expression when its prefix was expanded ("": no word)
+	folders map[string][]int64 // per folder name written, the ids of the folders it names (resolveFolders)
 }
 
 // exprKey names one term of the query in one index.
@@ -119,86 +121,15 @@ func (f *Filter) whereIn(win *window) (string, []any, error) {
 		}
 	}
 	if f.Folder != "" {
-		conds = append(conds, folderCond)
-		args = append(args, f.Folder, f.Folder)
+		conds = append(conds, f.folderCond(f.Folder, &args))
 	}
-	addFlag := func(p *bool, bit int, invert bool) {
-		if p == nil {
-			return
-		}
-		want := *p
-		if invert {
-			want = !want
-		}
-		if want {
-			conds = append(conds, fmt.Sprintf("m.flags & %d != 0", bit))
-		} else {
-			conds = append(conds, fmt.Sprintf("m.flags & %d = 0", bit))
-		}
-	}
-	addFlag(f.Unread, FlagSeen, true)
-	addFlag(f.Flagged, FlagFlagged, false)
+	addFlag(&conds, f.Unread, FlagSeen, true)
+	addFlag(&conds, f.Flagged, FlagFlagged, false)
 	if f.HasAttachment {
 		conds = append(conds, "m.attachments != ''")
 	}
 	if q := f.Query; q != nil {
-		if len(q.Folders) > 0 {
-			var ors []string
-			for _, name := range q.Folders {
-				ors = append(ors, folderCond)
-				args = append(args, name, name)
-			}
-			conds = append(conds, "("+strings.Join(ors, " OR ")+")")
-		}
-		if len(q.Accounts) > 0 {
-			conds = append(conds, "a.name IN ("+placeholders(len(q.Accounts))+")")
-			for _, a := range q.Accounts {
-				args = append(args, a)
-			}
-		}
-		addFlag(q.Unread, FlagSeen, true)
-		addFlag(q.Flagged, FlagFlagged, false)
-		addFlag(q.Answered, FlagAnswered, false)
-		if q.HasAttachment {
-			conds = append(conds, "m.attachments != ''")
-		}
-		if !q.After.IsZero() {
-			conds = append(conds, "m.date >= ?")
-			args = append(args, q.After.Unix())
-		}
-		if !q.Before.IsZero() {
-			conds = append(conds, "m.date < ?")
-			args = append(args, q.Before.Unix())
-		}
-		if q.Larger > 0 {
-			conds = append(conds, "m.size > ?")
-			args = append(args, q.Larger)
-		}
-		if q.Smaller != nil {
-			conds = append(conds, "m.size < ?")
-			args = append(args, *q.Smaller)
-		}
-		for i, t := range q.Terms {
-			if win != nil && i == win.skip {
-				continue
-			}
-			var ors []string
-			for _, table := range f.tablesFor(t) {
-				if expr := f.exprFor(table, i, t); expr != "" {
-					ors = append(ors, "m.id IN (SELECT rowid FROM "+table+" WHERE "+table+" MATCH ?"+ftsRange+")")
-					args = append(args, expr)
-				}
-			}
-			switch {
-			case len(ors) == 0 && !t.Negated:
-				conds = append(conds, "0") // a term no index can hold matches nothing
-			case len(ors) == 0:
-			case t.Negated:
-				conds = append(conds, "NOT ("+strings.Join(ors, " OR ")+")")
-			default:
-				conds = append(conds, "("+strings.Join(ors, " OR ")+")")
-			}
-		}
+		conds = append(conds, f.queryConds(q, true, win, ftsRange, &args)...)
 	}
 	if f.Before > 0 {
 		conds = append(conds, "m.id < ?")
@@ -210,8 +141,125 @@ func (f *Filter) whereIn(win *window) (string, []any, error) {
 	return " WHERE " + strings.Join(conds, " AND "), args, nil
 }
 
-// folderCond matches a folder by name; INBOX matches in any case, as IMAP says.
-const folderCond = "(f.name = ? OR (upper(f.name) = 'INBOX' AND upper(?) = 'INBOX'))"
+// addFlag adds the condition that flag bit is set (or, inverted, not set) as
+// *p says, when p is not nil.
+func addFlag(conds *[]string, p *bool, bit int, invert bool) {
+	if p == nil {
+		return
+	}
+	want := *p
+	if invert {
+		want = !want
+	}
+	if want {
+		*conds = append(*conds, fmt.Sprintf("m.flags & %d != 0", bit))
+	} else {
+		*conds = append(*conds, fmt.Sprintf("m.flags & %d = 0", bit))
+	}
+}
+
+// queryConds are the conditions of the conjunction q, all of which a match
+// meets. top is true for the query itself, whose terms may have expanded
+// prefixes (exprs) and one of which the window's candidates may already
+// satisfy; a group's terms are given to FTS5 as written.
+func (f *Filter) queryConds(q *search.Query, top bool, win *window, ftsRange string, args *[]any) []string {
+	var conds []string
+	if len(q.Folders) > 0 {
+		var ors []string
+		for _, name := range q.Folders {
+			ors = append(ors, f.folderCond(name, args))
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	if len(q.Accounts) > 0 {
+		conds = append(conds, "a.name IN ("+placeholders(len(q.Accounts))+")")
+		for _, a := range q.Accounts {
+			*args = append(*args, a)
+		}
+	}
+	addFlag(&conds, q.Unread, FlagSeen, true)
+	addFlag(&conds, q.Flagged, FlagFlagged, false)
+	addFlag(&conds, q.Answered, FlagAnswered, false)
+	if q.HasAttachment {
+		conds = append(conds, "m.attachments != ''")
+	}
+	if !q.After.IsZero() {
+		conds = append(conds, "m.date >= ?")
+		*args = append(*args, q.After.Unix())
+	}
+	if !q.Before.IsZero() {
+		conds = append(conds, "m.date < ?")
+		*args = append(*args, q.Before.Unix())
+	}
+	if q.Larger > 0 {
+		conds = append(conds, "m.size > ?")
+		*args = append(*args, q.Larger)
+	}
+	if q.Smaller != nil {
+		conds = append(conds, "m.size < ?")
+		*args = append(*args, *q.Smaller)
+	}
+	for i, t := range q.Terms {
+		if top && win != nil && i == win.skip {
+			continue
+		}
+		var ors []string
+		for _, table := range f.tablesFor(t) {
+			expr := ftsExpr(t)
+			if top {
+				expr = f.exprFor(table, i, t)
+			} else {
+				expr = f.columnsFor(table, t, expr)
+			}
+			if expr != "" {
+				ors = append(ors, "m.id IN (SELECT rowid FROM "+table+" WHERE "+table+" MATCH ?"+ftsRange+")")
+				*args = append(*args, expr)
+			}
+		}
+		switch {
+		case len(ors) == 0 && !t.Negated:
+			conds = append(conds, "0") // a term no index can hold matches nothing
+		case len(ors) == 0:
+		case t.Negated:
+			conds = append(conds, "NOT ("+strings.Join(ors, " OR ")+")")
+		default:
+			conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+		}
+	}
+	for _, g := range q.Groups {
+		alts := make([]string, 0, len(g.Alts))
+		for _, a := range g.Alts {
+			c := f.queryConds(a, false, win, ftsRange, args)
+			if len(c) == 0 {
+				c = []string{"1"}
+			}
+			alts = append(alts, "("+strings.Join(c, " AND ")+")")
+		}
+		cond := "(" + strings.Join(alts, " OR ") + ")"
+		if g.Negated {
+			cond = "NOT " + cond
+		}
+		conds = append(conds, cond)
+	}
+	return conds
+}
+
+// folderCond matches the folders name was resolved to (resolveFolders), or
+// by name when it was not resolved; INBOX matches in any case, as IMAP says.
+func (f *Filter) folderCond(name string, args *[]any) string {
+	if ids, ok := f.folders[name]; ok {
+		if len(ids) == 0 {
+			return "0"
+		}
+		parts := make([]string, len(ids))
+		for i, id := range ids {
+			parts[i] = strconv.FormatInt(id, 10)
+		}
+		return "m.folder_id IN (" + strings.Join(parts, ",") + ")"
+	}
+	*args = append(*args, name, name)
+	return "(f.name = ? OR (upper(f.name) = 'INBOX' AND upper(?) = 'INBOX'))"
+}
 
 var ftsColumn = map[string]string{"from": "from_addr", "to": "to_addr", "cc": "cc_addr", "subject": "subject"}
 
@@ -257,6 +305,11 @@ func (f *Filter) exprFor(table string, i int, t search.Term) string {
 	if !ok {
 		e = ftsExpr(t)
 	}
+	return f.columnsFor(table, t, e)
+}
+
+// columnsFor limits expression e of term t in table to the columns f may search.
+func (f *Filter) columnsFor(table string, t search.Term, e string) string {
 	if table == "meta_fts" && t.Field == "" && !f.Bodies && e != "" {
 		e = "{" + metaColumnsWithoutAttachments + "} : " + e
 	}
@@ -381,6 +434,10 @@ func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
 	if limit <= 0 {
 		limit = 50
 	}
+	f, err := s.resolveFolders(ctx, f)
+	if err != nil {
+		return nil, false, err
+	}
 	f = s.expandPrefixes(ctx, f)
 	if f.Threads || f.Query == nil {
 		return s.messagesIn(ctx, f, nil, limit)
@@ -465,7 +522,7 @@ func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
 // narrows reports whether f has conditions besides one word of its query.
 func narrows(f *Filter) bool {
 	q := f.Query
-	return len(q.Terms) > 1 || len(q.Folders) > 0 || len(q.Accounts) > 0 || q.Unread != nil || q.Flagged != nil ||
+	return len(q.Terms) > 1 || len(q.Groups) > 0 || len(q.Folders) > 0 || len(q.Accounts) > 0 || q.Unread != nil || q.Flagged != nil ||
 		q.Answered != nil || q.HasAttachment || !q.After.IsZero() || !q.Before.IsZero() || q.Larger > 0 || q.Smaller != nil ||
 		f.Folder != "" || f.Unread != nil || f.Flagged != nil || f.HasAttachment
 }
@@ -563,6 +620,10 @@ func (s *Store) messagesIn(ctx context.Context, f *Filter, win *window, limit in
 
 // Count is how many messages (or threads) f matches, ignoring its cursor and limit.
 func (s *Store) Count(ctx context.Context, f *Filter) (int, error) {
+	f, err := s.resolveFolders(ctx, f)
+	if err != nil {
+		return 0, err
+	}
 	g := *s.expandPrefixes(ctx, f)
 	g.Before = 0
 	where, args, err := g.where()
@@ -688,6 +749,10 @@ type Sender struct {
 
 // Senders groups the messages f matches by sender address, or by domain when byDomain.
 func (s *Store) Senders(ctx context.Context, f *Filter, byDomain bool, limit int) ([]Sender, error) {
+	f, err := s.resolveFolders(ctx, f)
+	if err != nil {
+		return nil, err
+	}
 	where, args, err := f.where()
 	if err != nil {
 		return nil, err

@@ -300,8 +300,15 @@ type mQuery struct {
 	preds   []func(*modelMsg) bool // non-text operators; all must hold
 	folders []string               // in: any of them, when there are some
 	accts   []string               // account: any of them, when there are some
+	groups  []mGroup               // each must hold too
 	text    string                 // as written
 	ops     []string               // operators written, for coverage
+}
+
+// mGroup is a parenthesised condition: any of its alternatives (none, when neg).
+type mGroup struct {
+	alts []*mQuery
+	neg  bool
 }
 
 // phraseIn reports whether words occur as consecutive tokens of seq.
@@ -360,6 +367,11 @@ func (q *mQuery) matches(m *modelMsg, bodies bool) bool {
 	}
 	for _, t := range q.terms {
 		if termHits(t, m, bodies) == t.neg {
+			return false
+		}
+	}
+	for _, g := range q.groups {
+		if slices.ContainsFunc(g.alts, func(a *mQuery) bool { return a.matches(m, bodies) }) == g.neg {
 			return false
 		}
 	}
@@ -435,7 +447,11 @@ func (b *qb) casing(w string) string {
 func (b *qb) addTerm(field string, words []string, quoted, neg bool, sep string) {
 	var ws []string
 	for _, w := range words {
-		ws = append(ws, b.casing(w))
+		c := b.casing(w)
+		if c == "OR" && !quoted {
+			c = "Or" // OR alone, in capitals, is the operator
+		}
+		ws = append(ws, c)
 	}
 	text := strings.Join(ws, sep)
 	if quoted {
@@ -504,8 +520,11 @@ func (b *qb) randomOp() {
 	case 0:
 		name := e.folders[b.r.IntN(len(e.folders))]
 		written := name
-		if name == "INBOX" && b.r.IntN(2) == 0 {
-			written = []string{"inbox", "Inbox"}[b.r.IntN(2)]
+		switch b.r.IntN(4) {
+		case 0:
+			written = strings.ToLower(name) // any case finds the folder
+		case 1:
+			written = strings.ReplaceAll(strings.ToUpper(name), "/", ".") // . is a separator too
 		}
 		if strings.Contains(written, " ") {
 			written = `"` + written + `"`
@@ -599,9 +618,11 @@ func (b *qb) randomOp() {
 	}
 }
 
-// inFolder: in: names a folder exactly, except INBOX in any case (as IMAP has it).
+// inFolder: in: names a folder without regard to case, / and . being the
+// same separator (the corpus has no two folders that differ only so).
 func inFolder(m *modelMsg, name string) bool {
-	return m.folder == name || (strings.EqualFold(m.folder, "INBOX") && strings.EqualFold(name, "INBOX"))
+	key := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), ".", "/") }
+	return key(m.folder) == key(name)
 }
 
 // build writes the query. The last text part, when it is a bare word, is the
@@ -651,6 +672,71 @@ func (b *qb) build() *mQuery {
 		if p.op != "" {
 			q.ops = append(q.ops, p.op)
 		}
+	}
+	q.text = strings.Join(texts, " ")
+	return q
+}
+
+// groupQuery writes a query with one or two groups of alternatives, some
+// negated, before a few plain words and operators: the groups' words are
+// quoted, so that the prefix (when there is one) is the plain part's.
+func (e *searchEnv) groupQuery(r *rand.Rand) *mQuery {
+	top := &qb{e: e, r: r}
+	for range r.IntN(3) {
+		if r.IntN(2) == 0 {
+			top.randomText()
+		} else {
+			top.randomOp()
+		}
+	}
+	var texts []string
+	var groups []mGroup
+	var ops []string
+	for range 1 + r.IntN(2) {
+		g := mGroup{neg: r.IntN(4) == 0}
+		nAlts := 2 + r.IntN(2)
+		if r.IntN(5) == 0 {
+			nAlts = 1 // parentheses alone: merged, or a group of one when negated or with operators
+		}
+		var altTexts []string
+		for range nAlts {
+			ab := &qb{e: e, r: r}
+			n := 1 + r.IntN(2)
+			if nAlts == 1 {
+				n = 2
+			}
+			for range n {
+				if r.IntN(3) > 0 {
+					ab.randomText()
+				} else {
+					ab.randomOp()
+				}
+			}
+			if len(ab.parts) == 0 {
+				ab.randomText()
+			}
+			for i := range ab.parts {
+				if p := &ab.parts[i]; p.bare {
+					p.text, p.bare = `"`+p.text+`"`, false
+				}
+			}
+			alt := ab.build()
+			altTexts = append(altTexts, alt.text)
+			g.alts = append(g.alts, alt)
+			ops = append(ops, alt.ops...)
+		}
+		t := "(" + strings.Join(altTexts, " OR ") + ")"
+		if g.neg {
+			t = "-" + t
+		}
+		texts = append(texts, t)
+		groups = append(groups, g)
+	}
+	q := top.build()
+	q.groups = groups
+	q.ops = append(q.ops, ops...)
+	if q.text != "" {
+		texts = append(texts, q.text)
 	}
 	q.text = strings.Join(texts, " ")
 	return q
@@ -795,9 +881,11 @@ func testAgainstModel(t *testing.T, e *searchEnv) {
 	fixed(in("in:Work/Projects", "Work/Projects"), op("-is:unread", "is:1", seen(store.FlagSeen, true)))
 	fixed(account("other"), word(fSubject, "", false, false))
 	fixed(op("is:flagged", "is:2", seen(store.FlagFlagged, true)))
-	// Folder names other than INBOX, and account names, are exact.
+	// Folder names in any case and with either separator; account names are
+	// exact here (internal/tools finds them in any case before the store).
 	fixed(in("in:archive", "archive"), word(fSubject, "", false, false))
-	fixed(in("in:Nope", "Nope"))
+	fixed(in("in:work.projects", "work.projects"), op("is:read", "is:1", seen(store.FlagSeen, true)))
+	fixed(in("in:NEWSLETTERS", "Newsletters"))
 	fixed(account("ACCT"))
 	fixed(account("acct"), account("other"), in("in:Sent", "Sent"))
 	fixed(op("is:answered", "is:4", seen(store.FlagAnswered, true)), op("-is:flagged", "is:2", seen(store.FlagFlagged, false)))
@@ -852,6 +940,26 @@ func testAgainstModel(t *testing.T, e *searchEnv) {
 		}
 		queries = append(queries, b.build())
 	}
+	// OR and groups: random ones, and a prefix inside a group.
+	nPlain := len(queries)
+	for range 60 {
+		queries = append(queries, e.groupQuery(r))
+	}
+	for range 4 {
+		w1, w2 := (&qb{e: e, r: r}).pickWords(fSubject, 1), (&qb{e: e, r: r}).pickWords(fSubject, 1)
+		cut := tokens(w2[0])[0]
+		if rs := []rune(cut); len(rs) > 3 {
+			cut = string(rs[:3])
+		}
+		queries = append(queries, &mQuery{
+			text: "(" + w1[0] + " OR " + cut + ")",
+			groups: []mGroup{{alts: []*mQuery{
+				{terms: []mTerm{{words: tokens(w1[0])}}},
+				{terms: []mTerm{{words: []string{cut}, prefix: true}}},
+			}}},
+		})
+	}
+	nGroups := len(queries) - nPlain
 
 	// Each query runs with bodies off and on, restricted to one account, and
 	// once more with the list filters of mail_list (folder, flagged) around it.
@@ -951,6 +1059,7 @@ func testAgainstModel(t *testing.T, e *searchEnv) {
 	if nonEmpty < compared/2 {
 		t.Errorf("only %d of %d comparisons had any match; the generator draws too narrowly", nonEmpty, compared)
 	}
+	t.Logf("%d of the queries with OR or groups", nGroups)
 	t.Logf("%d queries (%d fixed, %d random), %d comparisons with store.Messages and store.Count (%d with matches), %d matching ids compared",
 		len(queries), nFixed, len(queries)-nFixed, compared, nonEmpty, matched)
 }

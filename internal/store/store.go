@@ -28,7 +28,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 5
+const schemaVersion = 6
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -61,6 +61,15 @@ var upgrades = map[int][]string{
 	4: {
 		`CREATE VIRTUAL TABLE IF NOT EXISTS meta_terms USING fts5vocab(meta_fts, instance)`,
 		`CREATE VIRTUAL TABLE IF NOT EXISTS body_terms USING fts5vocab(body_fts, instance)`,
+	},
+	// A thread's id is the id of its oldest message (ids are date keys, so the least); a store
+	// written before took the first message synced. Each thread is renumbered to its least id,
+	// read from a table made first, so that no row reads a thread already renumbered.
+	5: {
+		`CREATE TEMP TABLE thread_least AS SELECT thread_id AS t, min(id) AS least FROM messages WHERE thread_id <> 0 GROUP BY thread_id`,
+		`UPDATE messages SET thread_id = (SELECT least FROM thread_least WHERE t = messages.thread_id)
+			WHERE thread_id IN (SELECT t FROM thread_least WHERE least <> t)`,
+		`DROP TABLE thread_least`,
 	},
 }
 

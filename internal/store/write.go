@@ -505,7 +505,11 @@ func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) 
 }
 
 // threadFor finds the thread of a new message from the messages it refers to
-// and the messages that refer to it, merging threads it joins.
+// and the messages that refer to it, merging threads it joins. A thread's id
+// is the id of its oldest message: ids are date keys (keyFor), so the least
+// id is the oldest by date, ties by id. A message older than its thread (a
+// reply synced before its parent, then the parent) makes its own id the
+// thread's, and the threads it joins are renumbered to it.
 func threadFor(ctx context.Context, b *batch, accountID, id int64, m *NewMessage) (int64, error) {
 	cand := map[int64]bool{}
 	collect := func(st *sql.Stmt, args ...any) error {
@@ -550,8 +554,11 @@ func threadFor(ctx context.Context, b *batch, accountID, id int64, m *NewMessage
 		ids = append(ids, t)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	thread := ids[0]
-	for _, t := range ids[1:] {
+	thread := min(id, ids[0])
+	for _, t := range ids {
+		if t == thread {
+			continue
+		}
 		if _, err := b.mergeThread.ExecContext(ctx, thread, t); err != nil {
 			return 0, err
 		}
