@@ -14,10 +14,15 @@
 // With -mail it measures sync and search instead, over a generated mailbox on
 // a tmpfs, against a private Dovecot, mu and notmuch (mail.go).
 //
+// With -agent it measures what an agent reads, in bytes: tools/list under
+// each preset, 50 mail_list rows, and a 20-message thread read with
+// mail_thread text:true against 20 mail_show calls (agent.go).
+//
 // Usage:
 //
 //	go run ./cmd/postern-bench [-postern PATH] [-n 10000] [-starts 200] [-json]
 //	go run ./cmd/postern-bench -mail [-messages 10000] [-reps 50] [-postern PATH] [-json]
+//	go run ./cmd/postern-bench -agent [-agent-messages 2000] [-seed 1] [-postern PATH] [-json]
 package main
 
 import (
@@ -67,6 +72,10 @@ func main() {
 	asJSON := flag.Bool("json", false, "print one JSON object (durations in microseconds)")
 	limit := flag.Duration("timeout", 15*time.Minute, "stop the whole run after this long")
 	flag.Parse()
+	if *agentMode {
+		runAgent(*posternPath, *asJSON, *limit)
+		return
+	}
 	if *mailMode {
 		// The mail mode runs longer: unless -timeout was given, allow it more.
 		set := false

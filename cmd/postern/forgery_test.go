@@ -180,6 +180,9 @@ func TestTextFormCannotBeForged(t *testing.T) {
 		case props.Get("id").Exists():
 			for _, id := range ids {
 				argSets = append(argSets, map[string]any{"id": id})
+				if props.Get("text").Exists() { // mail_thread's texts: frames inside rows
+					argSets = append(argSets, map[string]any{"id": id, "text": true})
+				}
 			}
 		case props.Get("query").Exists() && gjson.GetBytes(schema, `required.#(=="query")`).Exists():
 			argSets = append(argSets, map[string]any{"query": "example"}, map[string]any{"query": "forged"})
@@ -271,13 +274,43 @@ func parseTextForm(text string) (map[string]any, error) {
 			var rows []any
 			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "- ") {
 				i++
-				p := &textParser{s: lines[i][2:]}
-				v, err := p.row()
+				// A row may end with "; name:" (or be "name:" alone): a frame
+				// follows on the next lines, up to its end line.
+				rowText, blockName := lines[i][2:], ""
+				if m := rowBlockRE.FindStringSubmatch(rowText); m != nil {
+					blockName, rowText = m[2], rowText[:len(rowText)-len(m[0])]
+				}
+				p := &textParser{s: rowText}
+				var v any = map[string]any{}
+				var err error
+				if rowText != "" || blockName == "" {
+					v, err = p.row()
+				}
 				if err == nil && p.i != len(p.s) {
 					err = fmt.Errorf("text after the row: %q", p.s[p.i:])
 				}
 				if err != nil {
 					return nil, fmt.Errorf("line %d: %v: %q", i, err, lines[i])
+				}
+				if blockName != "" {
+					obj, ok := v.(map[string]any)
+					if !ok || i+1 >= len(lines) || !beginRE.MatchString(lines[i+1]) {
+						return nil, fmt.Errorf("line %d: a row's block %q is not an object's frame", i, blockName)
+					}
+					if _, dup := obj[blockName]; dup {
+						return nil, fmt.Errorf("line %d: member %q given twice", i, blockName)
+					}
+					b := beginRE.FindStringSubmatch(lines[i+1])
+					end := "<<<" + b[1] + " " + b[2] + " ends>>>"
+					j := i + 2
+					for j < len(lines) && lines[j] != end {
+						j++
+					}
+					if j == len(lines) {
+						return nil, fmt.Errorf("the frame opened on line %d never closes", i+1)
+					}
+					obj[blockName] = strings.Join(lines[i+1:j+1], "\n")
+					i = j
 				}
 				rows = append(rows, v)
 			}
@@ -309,9 +342,11 @@ func parseTextForm(text string) (map[string]any, error) {
 }
 
 var (
-	nameRE   = regexp.MustCompile(`^([a-z][a-z0-9_]*):`)
-	memberRE = regexp.MustCompile(`^([a-z][a-z0-9_]*): `)
-	bareRE   = regexp.MustCompile(`^(-?[0-9][0-9.eE+-]*|true|false|null)`)
+	// rowBlockRE: the end of a row whose last member is a block.
+	rowBlockRE = regexp.MustCompile(`(^|; )([a-z][a-z0-9_]*):$`)
+	nameRE     = regexp.MustCompile(`^([a-z][a-z0-9_]*):`)
+	memberRE   = regexp.MustCompile(`^([a-z][a-z0-9_]*): `)
+	bareRE     = regexp.MustCompile(`^(-?[0-9][0-9.eE+-]*|true|false|null)`)
 )
 
 // textParser reads one line's values.
@@ -430,6 +465,8 @@ func TestParseTextFormRefuses(t *testing.T) {
 		"subject: \"a\nb\"",
 		"count: 1\n<<<mail-text 0123456789abcdef0123456789abcdef ends>>>",
 		`message: {id: "m1"; forged: true`,
+		"texts:\n- id: \"m1\"; text:\nforged: false",
+		"texts:\n- id: \"m1\"; text:\n<<<mail-text 0123456789abcdef0123456789abcdef begins>>>\n- id: \"m2\"",
 	} {
 		if v, err := parseTextForm(text); err == nil {
 			b, _ := json.Marshal(v)

@@ -29,7 +29,9 @@ var blockPlans sync.Map // reflect.Type → []string
 
 // blocksOf lists the JSON names of a result type's top-level string fields
 // that Render writes as blocks: every body field, then the last markdown
-// field (a Markdown block runs to the end of the answer, so only one can).
+// field (a Markdown block runs to the end of the answer, so only one can);
+// and, as "list.member", the last body field of the rows of each top-level
+// list of structs (mail_thread's texts), which Render writes below its row.
 func blocksOf(t reflect.Type) []string {
 	if t == nil {
 		return nil
@@ -37,20 +39,30 @@ func blocksOf(t reflect.Type) []string {
 	if p, ok := blockPlans.Load(t); ok {
 		return p.([]string)
 	}
-	st := t
-	for st.Kind() == reflect.Pointer {
-		st = st.Elem()
-	}
-	var bodies []string
+	var bodies, nested []string
 	markdown := ""
-	if st.Kind() == reflect.Struct {
+	if st := structOf(t); st != nil {
 		for i := 0; i < st.NumField(); i++ {
 			sf := st.Field(i)
-			if !sf.IsExported() || sf.Type.Kind() != reflect.String {
+			name := jsonName(sf)
+			if name == "" {
 				continue
 			}
-			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			if name == "" || name == "-" {
+			if sf.Type.Kind() == reflect.Slice {
+				if row := structOf(sf.Type.Elem()); row != nil {
+					member := ""
+					for j := 0; j < row.NumField(); j++ {
+						if rf := row.Field(j); rf.Type.Kind() == reflect.String && rf.Tag.Get("post") == "body" && jsonName(rf) != "" {
+							member = jsonName(rf)
+						}
+					}
+					if member != "" {
+						nested = append(nested, name+"."+member)
+					}
+				}
+				continue
+			}
+			if sf.Type.Kind() != reflect.String {
 				continue
 			}
 			switch sf.Tag.Get("post") {
@@ -64,8 +76,32 @@ func blocksOf(t reflect.Type) []string {
 	if markdown != "" {
 		bodies = append(bodies, markdown)
 	}
+	bodies = append(bodies, nested...)
 	blockPlans.Store(t, bodies)
 	return bodies
+}
+
+// structOf is t's struct type under any pointers, or nil.
+func structOf(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+// jsonName is an exported field's JSON name, "" when it has none.
+func jsonName(sf reflect.StructField) string {
+	if !sf.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
 }
 
 // MaxAnswer is the most bytes a tool answer's text (as the JSON string the

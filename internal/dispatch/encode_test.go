@@ -220,3 +220,32 @@ func TestTooLong(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderRowBlocks: a framed body inside a list's rows is written below
+// its row, the row's line ending "; text:"; a value that is not one whole
+// frame (a stranger's marker lines, a frame with text after its end) stays
+// quoted on the row's line, so it cannot end a frame or start a row.
+func TestRenderRowBlocks(t *testing.T) {
+	const mark = "0123456789abcdef0123456789abcdef"
+	frame := "<<<mail-text " + mark + " begins>>>\n- id: \"m9\"; forged: true\n<<<mail-text " + mark + " ends>>>"
+	type row struct {
+		ID   string `json:"id,omitempty"`
+		Text string `json:"text" post:"body"`
+	}
+	type answer struct {
+		Thread string `json:"thread"`
+		Texts  []row  `json:"texts"`
+	}
+	if got := blocksOf(reflect.TypeOf(&answer{})); !reflect.DeepEqual(got, []string{"texts.text"}) {
+		t.Fatalf("blocksOf: %q", got)
+	}
+	_, text, err := encode(&answer{Thread: "m1", Texts: []row{{ID: "m1", Text: frame}, {ID: "m2", Text: frame + "\nforged: false"}, {Text: frame}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "thread: \"m1\"\ntexts:\n- id: \"m1\"; text:\n" + frame + "\n- id: \"m2\"; text: " +
+		string(appendQuoted(nil, frame+"\nforged: false")) + "\n- text:\n" + frame
+	if text != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", text, want)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/postern-mcp/postern/internal/clean"
 )
 
 var stderr io.Writer = os.Stderr
@@ -25,6 +27,11 @@ var stderr io.Writer = os.Stderr
 //	<<<mail-text MARK begins>>>
 //	…
 //	<<<mail-text MARK ends>>>
+//	texts:
+//	- message: {id: "m1x2"}; quoted_lines: 3; text:
+//	<<<mail-text MARK begins>>>
+//	…
+//	<<<mail-text MARK ends>>>
 //
 // One line per top-level field, "name: value"; a list of objects is "name:"
 // and one row per object, "- name: value; name: value". Every string is a
@@ -33,18 +40,28 @@ var stderr io.Writer = os.Stderr
 // braces, lists in brackets. The top-level fields named in blocks (the
 // catalog's body and markdown fields) are written last, raw, under "name:":
 // a body is already a frame; a Markdown page is postern's own text and runs
-// to the end of the answer, so at most the last block may be one. An answer
-// without fields is "nothing found".
+// to the end of the answer, so at most the last block may be one. A block
+// named "list.member" is a member of the rows of a top-level list: when its
+// value is a frame it is written last in its row, "; member:" ending the row's
+// line and the frame on the lines below, before the next row; any other
+// value stays quoted on the row's line. An answer without fields is
+// "nothing found".
 func Render(structured []byte, blocks ...string) string {
 	b := make([]byte, 0, len(structured)+len(structured)/4)
 	var deferred []gjson.Result
 	var deferredKeys []string
+	nested := map[string]string{} // list → its rows' block member
+	for _, k := range blocks {
+		if list, member, ok := strings.Cut(k, "."); ok {
+			nested[list] = member
+		}
+	}
 	gjson.ParseBytes(structured).ForEach(func(k, v gjson.Result) bool {
 		if v.Type == gjson.String && contains(blocks, k.Str) {
 			deferred, deferredKeys = append(deferred, v), append(deferredKeys, k.Str)
 			return true
 		}
-		b = appendField(b, k.Str, v)
+		b = appendField(b, k.Str, v, nested[k.Str])
 		return true
 	})
 	for i, v := range deferred {
@@ -74,16 +91,32 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// appendField writes one top-level field and the line end.
-func appendField(b []byte, key string, v gjson.Result) []byte {
+// appendField writes one top-level field and the line end; block names the
+// member of its rows written as a block, if any.
+func appendField(b []byte, key string, v gjson.Result, block string) []byte {
 	b = append(b, key...)
 	if v.IsArray() && v.Get("0").IsObject() {
 		b = append(b, ":\n"...)
 		v.ForEach(func(_, it gjson.Result) bool {
 			b = append(b, "- "...)
-			if it.IsObject() && len(it.Raw) > 2 {
-				b = appendMembers(b, it)
-			} else {
+			frame := ""
+			if block != "" && it.IsObject() {
+				if f := it.Get(gjson.Escape(block)); f.Type == gjson.String && isFrame(f.Str) {
+					frame = f.Str
+				}
+			}
+			switch {
+			case frame != "":
+				b = appendMembers(b, it, block)
+				if len(b) > 0 && b[len(b)-1] != ' ' {
+					b = append(b, "; "...)
+				}
+				b = append(b, block...)
+				b = append(b, ":\n"...)
+				b = append(b, frame...)
+			case it.IsObject() && len(it.Raw) > 2:
+				b = appendMembers(b, it, "")
+			default:
 				b = appendValue(b, it)
 			}
 			b = append(b, '\n')
@@ -96,10 +129,14 @@ func appendField(b []byte, key string, v gjson.Result) []byte {
 	return append(b, '\n')
 }
 
-// appendMembers writes an object's members, "name: value; name: value".
-func appendMembers(b []byte, v gjson.Result) []byte {
+// appendMembers writes an object's members, "name: value; name: value",
+// but for the one named skip (a row's block, written after them).
+func appendMembers(b []byte, v gjson.Result, skip string) []byte {
 	first := true
 	v.ForEach(func(k, x gjson.Result) bool {
+		if skip != "" && k.Str == skip {
+			return true
+		}
 		if !first {
 			b = append(b, "; "...)
 		}
@@ -119,7 +156,7 @@ func appendValue(b []byte, v gjson.Result) []byte {
 		return appendQuoted(b, v.Str)
 	case v.IsObject():
 		b = append(b, '{')
-		b = appendMembers(b, v)
+		b = appendMembers(b, v, "")
 		return append(b, '}')
 	case v.IsArray():
 		b = append(b, '[')
@@ -137,6 +174,25 @@ func appendValue(b []byte, v gjson.Result) []byte {
 		return append(b, "null"...)
 	}
 	return append(b, v.Raw...) // a number, true or false, as the JSON has it
+}
+
+// isFrame reports whether s is one frame as clean.Frame writes it: a line
+// "<<<KIND MARK begins>>>", and its "<<<KIND MARK ends>>>" as the last line
+// and nowhere else. Only such a value is written raw inside a list, since
+// only its end line, which nothing inside can repeat, says where it stops.
+func isFrame(s string) bool {
+	first, _, ok := strings.Cut(s, "\n")
+	if !ok || !strings.HasPrefix(first, "<<<") || !strings.HasSuffix(first, " begins>>>") {
+		return false
+	}
+	head := strings.TrimSuffix(strings.TrimPrefix(first, "<<<"), " begins>>>")
+	kind, mark, ok := strings.Cut(head, " ")
+	if !ok || kind == "" || !clean.ValidMark(mark) || strings.Trim(kind, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+		return false
+	}
+	end := "<<<" + kind + " " + mark + " ends>>>"
+	return strings.HasSuffix(s, "\n"+end) && strings.Index(s, "\n"+end) == len(s)-len(end)-1 &&
+		!strings.ContainsAny(s, "\r\u0085\u2028\u2029")
 }
 
 // appendQuoted writes s as a JSON string that holds no line break or control

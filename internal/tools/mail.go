@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -23,8 +25,9 @@ import (
 // structuredContent), and the labels of 500 rows some 200 KB, so 96 KB of
 // strings stays under 1 MB whatever they hold.
 const (
-	// MaxShowText is the most body text mail_show returns.
-	MaxShowText = 100 << 10
+	// MaxShowText is the most body text one page of mail_show or of
+	// mail_thread's text holds: max_length's default and maximum, in bytes.
+	MaxShowText = 100000
 	// MaxHeaderText is the most header text mail_headers returns: each
 	// field's name, ": ", value and line end.
 	MaxHeaderText = 64 << 10
@@ -74,22 +77,22 @@ func (s *Service) visibleNames() ([]string, error) {
 	return names, nil
 }
 
-// scopeAccounts narrows the visible accounts to one when the agent names it.
+// scopeAccounts narrows the visible accounts to one when the agent names it
+// (found as findAccount finds it); an error when there is no account at all.
 // A hidden account and one that does not exist get the same answer.
 func (s *Service) scopeAccounts(account *string) ([]string, error) {
-	names, err := s.visibleNames()
+	names, err := s.searchAccounts()
 	if err != nil {
 		return nil, err
 	}
 	if account == nil || *account == "" {
 		return names, nil
 	}
-	for _, n := range names {
-		if n == *account {
-			return []string{n}, nil
-		}
+	n, err := findAccount(*account, names, "")
+	if err != nil {
+		return nil, err
 	}
-	return nil, errors.New("there is no such account here; the accounts tool lists the accounts you can use")
+	return []string{n}, nil
 }
 
 func encodeCursor(id int64) string { return "c" + strconv.FormatInt(id, 36) }
@@ -153,28 +156,90 @@ func rowText(m *generated.MessageRow) int {
 	return n
 }
 
-// messageRow renders a stored row with the chosen fields (all when fields is nil).
-func messageRow(r *store.Row, fields map[string]bool) generated.MessageRow {
-	want := func(f string) bool { return fields == nil || fields[f] }
+// rowDate is a row's date as rows show it: YYYY-MM-DD HH:MM in UTC, which
+// says all an agent sorts or reads by in 16 bytes instead of RFC 3339's 20.
+const rowDate = "2006-01-02 15:04"
+
+// rowView says what a row leaves out because it would say nothing there.
+type rowView struct {
+	fields    map[string]bool // the fields asked for; nil: all but size
+	noAccount bool            // every row is of the one account the answer covers
+	noFolder  bool            // every row is of the one folder listed
+	own       ownAddrs        // the person's addresses, which go without saying in to and cc
+}
+
+// ownAddrs holds, per account, the person's own addresses, lowercase.
+type ownAddrs map[string]map[string]bool
+
+// rowOwn collects the visible accounts' own addresses (the From of
+// what the person writes, their aliases, a login that is an address).
+func (s *Service) rowOwn() ownAddrs {
+	accts, err := s.visible()
+	if err != nil {
+		return nil
+	}
+	own := ownAddrs{}
+	for _, a := range accts {
+		set := map[string]bool{}
+		for _, x := range append([]string{a.From(), a.User}, a.Aliases...) {
+			if strings.Contains(x, "@") {
+				set[strings.ToLower(x)] = true
+			}
+		}
+		own[a.Name] = set
+	}
+	return own
+}
+
+// others returns as without the account's own addresses.
+func (o ownAddrs) others(account string, as []store.Address) []store.Address {
+	set := o[account]
+	if len(set) == 0 {
+		return as
+	}
+	out := make([]store.Address, 0, len(as))
+	for _, a := range as {
+		if !set[strings.ToLower(a.Email)] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// messageRow renders a stored row with the fields v asks for. A row leaves
+// out what carries no information (see the catalog's MessageRow): flags that
+// are not set, an attachment count of 0, the thread when it is the message's
+// own id, and what v says goes without saying.
+func messageRow(r *store.Row, v rowView) generated.MessageRow {
+	want := func(f string) bool { return v.fields == nil && f != "size" || v.fields[f] }
 	out := generated.MessageRow{ID: store.EncodeID(r.ID)}
-	if want("account") {
+	if want("account") && !v.noAccount {
 		out.Account = r.Account
 	}
-	if want("folder") {
+	if want("folder") && !v.noFolder {
 		out.Folder = r.Folder
 	}
 	if want("date") {
-		out.Date = r.Date.Format(time.RFC3339)
+		out.Date = r.Date.UTC().Format(rowDate)
 	}
 	if want("from") {
 		out.From = addrString(r.From)
 	}
 	left, more := budget(maxRecipientText), 0
-	if want("to") {
-		out.To = recipients(r.To, &left, &more)
+	// The person's own addresses go without saying in their mailbox, unless
+	// fields asks for the recipients by name.
+	to, cc := r.To, r.Cc
+	if !v.fields["to"] {
+		to = v.own.others(r.Account, to)
 	}
-	if want("cc") && len(r.Cc) > 0 {
-		out.Cc = recipients(r.Cc, &left, &more)
+	if !v.fields["cc"] {
+		cc = v.own.others(r.Account, cc)
+	}
+	if want("to") && len(to) > 0 {
+		out.To = recipients(to, &left, &more)
+	}
+	if want("cc") && len(cc) > 0 {
+		out.Cc = recipients(cc, &left, &more)
 	}
 	if more > 0 {
 		out.MoreRecipients = ptr(more)
@@ -183,14 +248,20 @@ func messageRow(r *store.Row, fields map[string]bool) generated.MessageRow {
 		out.Subject = r.Subject
 	}
 	if want("flags") {
-		out.Unread = ptr(r.Flags&store.FlagSeen == 0)
-		out.Flagged = ptr(r.Flags&store.FlagFlagged != 0)
-		out.Answered = ptr(r.Flags&store.FlagAnswered != 0)
+		if r.Flags&store.FlagSeen == 0 {
+			out.Unread = ptr(true)
+		}
+		if r.Flags&store.FlagFlagged != 0 {
+			out.Flagged = ptr(true)
+		}
+		if r.Flags&store.FlagAnswered != 0 {
+			out.Answered = ptr(true)
+		}
 	}
 	if want("size") {
 		out.Size = ptr(int(r.Size))
 	}
-	if want("attachments") {
+	if want("attachments") && len(r.Attachments) > 0 {
 		out.Attachments = ptr(len(r.Attachments))
 	}
 	if r.Forged {
@@ -200,7 +271,9 @@ func messageRow(r *store.Row, fields map[string]bool) generated.MessageRow {
 		out.Withheld = r.Withheld
 	}
 	if want("thread") {
-		out.Thread = store.EncodeID(r.ThreadID)
+		if r.ThreadID != r.ID {
+			out.Thread = store.EncodeID(r.ThreadID)
+		}
 		if r.ThreadSize > 0 {
 			out.ThreadSize = ptr(r.ThreadSize)
 		}
@@ -208,6 +281,9 @@ func messageRow(r *store.Row, fields map[string]bool) generated.MessageRow {
 	return out
 }
 
+// page answers mail_list and mail_search. Its rows leave out the account when
+// the answer covers one account, and, for mail_list (no query), the folder
+// when every row is of the same one: the folder that was asked for.
 func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, countOnly bool) (*generated.MessageList, error) {
 	st, err := s.store()
 	if err != nil {
@@ -224,11 +300,17 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 	if err != nil {
 		return nil, err
 	}
-	fs := fieldSet(fields)
+	v := rowView{fields: fieldSet(fields), noAccount: len(f.Accounts) == 1, noFolder: f.Query == nil, own: s.rowOwn()}
+	for _, r := range rows {
+		if v.noFolder && r.Folder != rows[0].Folder {
+			v.noFolder = false
+			break
+		}
+	}
 	res := &generated.MessageList{Messages: make([]generated.MessageRow, 0, len(rows))}
 	left := budget(maxListText)
 	for i, r := range rows {
-		m := messageRow(r, fs)
+		m := messageRow(r, v)
 		if !left.take(rowText(&m)) && i > 0 {
 			// The page ends here; the next one starts after the last row shown.
 			rows, more = rows[:i], true
@@ -239,7 +321,31 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 	if more && len(rows) > 0 {
 		res.NextCursor = encodeCursor(rows[len(rows)-1].ID)
 	}
+	groupThreads(res.Messages)
 	return res, nil
+}
+
+// groupThreads leaves a row's thread only where it groups rows: when another
+// row of the answer has the same thread, or is the thread's first message.
+// Alone on its page, a thread id tells the agent nothing it can use there
+// (mail_thread takes the row's own id).
+func groupThreads(rows []generated.MessageRow) {
+	seen := map[string]int{}
+	for _, m := range rows {
+		if m.Thread != "" {
+			seen[m.Thread]++
+		}
+	}
+	for _, m := range rows {
+		if _, ok := seen[m.ID]; ok {
+			seen[m.ID]++ // the first message is on the page
+		}
+	}
+	for i := range rows {
+		if t := rows[i].Thread; t != "" && seen[t] < 2 {
+			rows[i].Thread = ""
+		}
+	}
 }
 
 // MailList implements mail_list.
@@ -252,6 +358,8 @@ func (s *Service) MailList(ctx context.Context, a *generated.MailListArgs) (*gen
 	if err != nil {
 		return nil, err
 	}
+	// The folder is found by the store in any case and with / or . as the
+	// separator; a name that fits no folder is a store.FolderError naming the nearest.
 	f := &store.Filter{Accounts: accts, Folder: a.Folder, Unread: a.Unread, Flagged: a.Flagged, HasAttachment: a.HasAttachment,
 		Threads: a.Threads, Before: before, Limit: a.Limit}
 	return s.page(ctx, f, a.Fields, a.CountOnly)
@@ -279,12 +387,15 @@ func (s *Service) parseQuery(q string) (*search.Query, error) {
 
 // MailSearch implements mail_search.
 func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (*generated.MessageList, error) {
-	accts, err := s.visibleNames()
+	accts, err := s.searchAccounts()
 	if err != nil {
 		return nil, err
 	}
 	q, err := s.parseQuery(a.Query)
 	if err != nil {
+		return nil, err
+	}
+	if err := resolveQueryAccounts(q, accts); err != nil {
 		return nil, err
 	}
 	before, err := decodeCursor(a.Cursor)
@@ -330,13 +441,17 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 
 // MailSenders implements mail_senders.
 func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs) (*generated.SenderList, error) {
-	accts, err := s.visibleNames()
+	accts, err := s.searchAccounts()
 	if err != nil {
 		return nil, err
 	}
+	// The folder is found by the store, as mail_list's (store.FolderError).
 	f := &store.Filter{Accounts: accts, Folder: deref(a.Folder), Bodies: hasScope(ctx, "read:bodies")}
 	if q := deref(a.Query); q != "" {
 		if f.Query, err = s.parseQuery(q); err != nil {
+			return nil, err
+		}
+		if err := resolveQueryAccounts(f.Query, accts); err != nil {
 			return nil, err
 		}
 	}
@@ -383,8 +498,11 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 	return st, r, err
 }
 
-// MailThread implements mail_thread.
+// MailThread implements mail_thread; with text, threadText (thread.go).
 func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (*generated.Thread, error) {
+	if a.Text && !hasScope(ctx, "read:bodies") {
+		return nil, errors.New(`mail_thread with text needs the scope "read:bodies", which this connection was not granted; call it without text, or ask the person to grant read:bodies`)
+	}
 	st, r, err := s.message(ctx, a.ID)
 	if err != nil {
 		return nil, err
@@ -394,14 +512,19 @@ func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (
 	if err != nil {
 		return nil, err
 	}
+	v := rowView{noAccount: len(accts) == 1, own: s.rowOwn()}
+	if a.Text {
+		return s.threadText(ctx, st, r.ThreadID, rows, v, a)
+	}
 	res := &generated.Thread{Thread: store.EncodeID(r.ThreadID), Messages: make([]generated.MessageRow, 0, len(rows))}
 	left := budget(maxListText)
 	for i, x := range rows {
-		m := messageRow(x, nil)
+		m := messageRow(x, v)
 		if !left.take(rowText(&m)) && i > 0 {
 			res.Truncated = ptr(true)
 			break
 		}
+		m.Thread = "" // the answer says it once
 		res.Messages = append(res.Messages, m)
 	}
 	if len(rows) >= threadLimit {
@@ -442,29 +565,158 @@ func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs)
 	return res, nil
 }
 
-// MailShow implements mail_show.
+// MailShow implements mail_show: a page of the message's text, from offset,
+// of at most max_length bytes.
 func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*generated.MessageText, error) {
 	r, b, err := s.withBody(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
-	text, cut := capText(b.Text, MaxShowText)
+	accts, _ := s.visibleNames()
+	res := &generated.MessageText{Message: messageRow(r, rowView{noAccount: len(accts) == 1, own: s.rowOwn()}), Problems: b.Problems}
 	if r.Withheld != "" {
-		text, cut = "[postern withholds this message's text: "+r.Withheld+". The person can read it in their mail program.]", false
+		res.Text = "[postern withholds this message's text: " + r.Withheld + ". The person can read it in their mail program.]"
+		return res, nil
 	}
-	return &generated.MessageText{Message: messageRow(r, nil), Text: text, Truncated: cut || b.Truncated, Problems: b.Problems}, nil
+	if a.Offset > len(b.Text) {
+		return nil, fmt.Errorf("offset %d is past the end of this message's text (%d bytes); start again at 0", a.Offset, len(b.Text))
+	}
+	text, next := pageText(b.Text, a.Offset, pageLength(a.MaxLength))
+	res.Text = text
+	if next < len(b.Text) {
+		res.NextOffset = ptr(next)
+	}
+	if next < len(b.Text) || a.Offset > 0 {
+		res.Length = ptr(len(b.Text))
+	}
+	if next < len(b.Text) || b.Truncated {
+		res.Truncated = ptr(true)
+	}
+	return res, nil
 }
 
-// capText cuts s to at most n bytes on a character boundary.
-func capText(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
+// pageLength is max_length as given, or its default, within MaxShowText.
+func pageLength(n int) int {
+	if n <= 0 || n > MaxShowText {
+		return MaxShowText
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return n
+}
+
+// pageText returns the page of s that starts at offset and takes at most n
+// bytes, and where the next page starts (len(s) after the last). Pages never
+// split a character or a masked span (mask's markers, which the store holds
+// where secrets were): an offset inside one starts at its beginning. A page
+// ends where the boundary's cleaning (which trims blank lines and spaces at
+// a text's ends, and drops joiners left alone) changes neither side: before
+// a space that ends a word in its last eighth when there is one, else
+// between two characters that are neither spaces nor a joiner, a selector or
+// a combining mark. So the pages of a text, each from the one before's next
+// offset, show the text, every character once.
+func pageText(s string, offset, n int) (string, int) {
+	offset = spanStart(s, min(max(offset, 0), len(s)))
+	if offset+n >= len(s) {
+		return s[offset:], len(s)
 	}
-	return s[:cut], true
+	end := pageEnd(s, offset, offset+n)
+	return s[offset:end], end
+}
+
+// pageEnd is where a page that starts at from and may run to limit
+// (< len(s)) ends: see pageText. It is always past from.
+func pageEnd(s string, from, limit int) int {
+	floor := max(from+1, limit-(limit-from)/8)
+	for e := limit; e >= floor; e-- {
+		if s[e] == ' ' && !isSpaceBefore(s, e) && spanStart(s, e) == e {
+			return e
+		}
+	}
+	for e := limit; e > from && e > limit-4096; e-- {
+		if utf8.RuneStart(s[e]) && seamAt(s, e) && spanStart(s, e) == e {
+			return e
+		}
+	}
+	for e := limit; e > from; e-- { // only spaces and joiners near the end: any character's edge
+		if utf8.RuneStart(s[e]) && spanStart(s, e) == e {
+			return e
+		}
+	}
+	// A span (or a character) longer than the page: take it whole.
+	if e := spanEnd(s, from); e > from {
+		return e
+	}
+	_, size := utf8.DecodeRuneInString(s[from:])
+	return from + size
+}
+
+func isSpaceBefore(s string, e int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:e])
+	return unicode.IsSpace(r)
+}
+
+// seamAt reports whether a page may end at s[e] with the cleaning of
+// either page changing nothing there.
+func seamAt(s string, e int) bool {
+	before, _ := utf8.DecodeLastRuneInString(s[:e])
+	after, _ := utf8.DecodeRuneInString(s[e:])
+	return !unicode.IsSpace(before) && !unicode.IsSpace(after) && !contextual(before) && !contextual(after) &&
+		!unicode.In(after, unicode.Mn, unicode.Me, unicode.Mc)
+}
+
+// contextual: the characters clean keeps or drops by their neighbours
+// (joiners, variation selectors, tag characters).
+func contextual(r rune) bool {
+	return r == '\u200c' || r == '\u200d' || (r >= '\ufe00' && r <= '\ufe0f') || (r >= 0x180b && r <= 0x180f) ||
+		(r >= 0xe0000 && r <= 0xe007f) || (r >= 0xe0100 && r <= 0xe01ef)
+}
+
+// maskMarkers are how the masked spans the store holds begin; each ends at
+// the first "]" after its beginning.
+var maskMarkers = []string{mask.HiddenCode, mask.HiddenLink, mask.HiddenPassword, mask.CardPrefix, mask.IBANPrefix, mask.NIRPrefix, mask.WithheldPrefix}
+
+// maxMarker is the longest a marker is: mask.WithheldPrefix, a reason, "]".
+const maxMarker = 200
+
+// spanStart moves i back to the start of the character, and of the masked
+// span, it falls in.
+func spanStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	from := max(0, i-maxMarker)
+	for j := strings.LastIndexByte(s[from:i], '['); j >= 0; j = strings.LastIndexByte(s[from:from+j], '[') {
+		at := from + j
+		if e := markerEnd(s, at); e > i {
+			return at
+		}
+		if j == 0 {
+			break
+		}
+	}
+	return i
+}
+
+// spanEnd is the end of the masked span starting at i (i itself if none).
+func spanEnd(s string, i int) int {
+	if e := markerEnd(s, i); e > i {
+		return e
+	}
+	return i
+}
+
+// markerEnd is the end of the mask marker at s[i:], or -1.
+func markerEnd(s string, i int) int {
+	for _, m := range maskMarkers {
+		if strings.HasPrefix(s[i:], m) {
+			if m[len(m)-1] == ']' {
+				return i + len(m)
+			}
+			if e := strings.IndexByte(s[i+len(m):min(len(s), i+maxMarker)], ']'); e >= 0 {
+				return i + len(m) + e + 1
+			}
+		}
+	}
+	return -1
 }
 
 // MailAttachments implements mail_attachments.
