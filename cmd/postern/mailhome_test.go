@@ -29,16 +29,3 @@ func mailHome(t *testing.T, n int) (env []string, cfg string) {
 	}
 	return env, cfg
 }
-
-// TestDemo: postern demo needs no account and no network, prints the session and exits 0.
-func TestDemo(t *testing.T) {
-	out, errOut, code := runCLI(t, home(t), "demo", "--messages", "200")
-	if code != 0 {
-		t.Fatalf("demo exited %d: %s", code, errOut)
-	}
-	for _, want := range []string{"agent calls mail_folders", "agent calls mail_search", "agent calls mail_show", `needs the scope "read:bodies"`, "next_cursor"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the demo output lacks %q", want)
-		}
-	}
-}
