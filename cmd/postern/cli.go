@@ -10,13 +10,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/search"
 )
 
 // usageError is a command line that postern cannot take: it is said in one
@@ -171,35 +171,10 @@ func findSub(cmd *cobra.Command, name string) *cobra.Command {
 	return nil
 }
 
-// nearest are the candidates closest to word (at most two edits, or sharing
-// its start), the closest first: what "did you mean" offers.
+// nearest are the candidates closest to word, the closest first: what "did you mean" offers
+// (search.Nearest, which folders, operators and accounts use too).
 func nearest(word string, candidates []string) []string {
-	type scored struct {
-		s string
-		d int
-	}
-	var out []scored
-	lw := strings.ToLower(word)
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		d := editDistance(lw, lc)
-		limit := 2
-		if len(lw) <= 3 {
-			limit = 1
-		}
-		if d <= limit || (len(lw) >= 2 && strings.HasPrefix(lc, lw)) || (len(lc) >= 3 && strings.HasPrefix(lw, lc)) {
-			out = append(out, scored{c, d})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].d < out[j].d })
-	names := make([]string, 0, len(out))
-	for i, o := range out {
-		if i == 3 || o.d > out[0].d && out[0].d <= 2 {
-			break // only the closest, when some are close
-		}
-		names = append(names, o.s)
-	}
-	return names
+	return search.Nearest(word, candidates)
 }
 
 // withSuggestion ends msg with "did you mean …?" when near is not empty, then with then.
@@ -208,33 +183,6 @@ func withSuggestion(msg string, near []string, then string) string {
 		return msg + "; " + then
 	}
 	return msg + "; did you mean " + strings.Join(near, " or ") + "? " + strings.ToUpper(then[:1]) + then[1:]
-}
-
-// editDistance is the Damerau–Levenshtein distance (a swap of two neighbours
-// counts once: sycn is one edit from sync).
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // noSuchAccount is the error for an account name the configuration lacks:
