@@ -1,7 +1,7 @@
 package main
 
 // account add and account set try an IMAP account before writing it: the
-// login and LIST that sync makes, through the same code (imapsync.Dial). When
+// login and LIST that sync makes, through the same code (imap.Dial). When
 // that fails, tlsHint looks at what the server speaks to say which --tls or
 // --ca-file to try.
 
@@ -18,8 +18,7 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/imapsync"
-	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/source/imap"
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
@@ -34,7 +33,7 @@ func checkAccount(ctx context.Context, a config.Account, stdout io.Writer) error
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	c, err := imapsync.Dial(ctx, mailsync.IMAPAccount(a))
+	c, err := imap.Dial(ctx, imap.FromConfig(a))
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("the server %s did not answer within %v (tls %s)", a.Server, checkTimeout, a.TLS)

@@ -19,8 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/imapsync"
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
@@ -230,7 +230,7 @@ Unless --no-check is given, postern first logs in to the IMAP server and lists i
 folders, the way postern sync will; when that fails nothing is added, and a TLS
 failure says which --tls or --ca-file to try.
 
-With --smtp, the account can send (only when a person grants mail:send and
+With --smtp, the account can send (only when a person grants ` + generated.ScopeMailSend + ` and
 approves each message); the SMTP login uses the same password command unless
 --smtp-password-cmd is given. --name is your name in the From of drafts and sent
 mail.`
@@ -624,7 +624,7 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "postern: "+termsafe.Line(msg))
 	}
 	if tty {
-		opt.Progress = func(p imapsync.Progress) {
+		opt.Progress = func(p mailsync.Progress) {
 			width := 30
 			filled := 0
 			if p.Total > 0 {

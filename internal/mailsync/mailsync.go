@@ -1,20 +1,16 @@
-// Package mailsync runs a sync of configured accounts (IMAP servers or local
-// Maildirs) into the store, holding the single-writer lock. It runs each
-// account's password command at sync time and never keeps, logs or returns
-// the password.
+// Package mailsync runs a sync of configured accounts into the store, holding the
+// single-writer lock, each through the source its kind names (internal/source/kinds). It
+// never starts an account after ctx ends, and never keeps, logs or returns a password.
 package mailsync
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
-	"strings"
-	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/imapsync"
+	"github.com/postern-mcp/postern/internal/source"
+	"github.com/postern-mcp/postern/internal/source/kinds"
+	"github.com/postern-mcp/postern/internal/source/maildir"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -32,15 +28,11 @@ type Outcome struct {
 	Interrupted bool
 }
 
-// Options tune a run.
-type Options struct {
-	Progress   func(imapsync.Progress)
-	AfterBatch func(folder string, stored int)
-	BatchSize  int
-	// Warn, when set, is told in one sentence about each file of a Maildir
-	// that was skipped or cut, naming it relative to the Maildir.
-	Warn func(msg string)
-}
+// Options tune a run; they are given to every account's source.
+type Options = source.Options
+
+// Progress is a sync's progress, as Options.Progress is told it.
+type Progress = source.Progress
 
 // Run syncs each account in turn, taking the writer lock for the whole run.
 // An account that fails does not stop the others; its Outcome says why. When
@@ -57,15 +49,10 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 	var outs []Outcome
 	for _, a := range accounts {
 		o := Outcome{Account: a.Name}
-		var res *imapsync.Result
-		var err error
-		switch a.Kind {
-		case "imap":
-			res, err = imapsync.Sync(ctx, st, IMAPAccount(a), imapsync.Options{Progress: opt.Progress, AfterBatch: opt.AfterBatch, BatchSize: opt.BatchSize})
-		case "maildir":
-			res, err = SyncMaildir(ctx, st, a, opt)
-		default:
-			err = fmt.Errorf("account %s has kind %q, which postern cannot sync", a.Name, a.Kind)
+		var res *source.Result
+		src, err := kinds.Open(a)
+		if err == nil {
+			res, err = src.Sync(ctx, st, opt)
 		}
 		if res != nil {
 			o.New, o.Deleted, o.FlagsChanged, o.Folders, o.Renamed = res.New, res.Deleted, res.FlagsChanged, res.Folders, res.Renamed
@@ -85,41 +72,7 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 	return outs, nil
 }
 
-// IMAPAccount turns a configured account into what imapsync needs.
-func IMAPAccount(a config.Account) imapsync.Account {
-	return imapsync.Account{
-		Name: a.Name, Server: a.Server, User: a.User, TLS: a.TLS, TrustedAuthServ: a.TrustedAuthServ, CAFile: a.TLSCA,
-		Password: func(ctx context.Context) (string, error) { return Password(ctx, a) },
-	}
-}
-
-// Password runs the account's password command and returns the first line it prints.
-func Password(ctx context.Context, a config.Account) (string, error) {
-	if strings.TrimSpace(a.PasswordCmd) == "" {
-		return "", fmt.Errorf("account %s has no password command; add one with postern account add %s … --password-cmd CMD", a.Name, a.Name)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", a.PasswordCmd)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	// When ctx ends the shell is killed; a program it started that keeps the
-	// output open (a pinentry, a sleep) is given half a second before Run
-	// returns. A command that exited well but left such a program behind is
-	// a success (ErrWaitDelay): its output was read.
-	cmd.WaitDelay = 500 * time.Millisecond
-	if err := cmd.Run(); err != nil && !(errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil) {
-		var ee *exec.ExitError
-		why := err.Error()
-		if errors.As(err, &ee) {
-			why = fmt.Sprintf("exit status %d", ee.ExitCode())
-		}
-		return "", fmt.Errorf("the password command of account %s failed (%s); run it in a terminal to see why", a.Name, why)
-	}
-	pw, _, _ := strings.Cut(out.String(), "\n")
-	pw = strings.TrimRight(pw, "\r")
-	if pw == "" {
-		return "", fmt.Errorf("the password command of account %s printed nothing; it must print the password on its first line", a.Name)
-	}
-	return pw, nil
+// SyncMaildir imports one Maildir account without taking the lock (see maildir.Sync).
+func SyncMaildir(ctx context.Context, st *store.Store, a config.Account, opt Options) (*source.Result, error) {
+	return maildir.Sync(ctx, st, a, opt)
 }

@@ -1,6 +1,6 @@
-// Package outbox puts a finished message on the wire (SMTP submission) and into IMAP folders
-// (APPEND to Drafts or Sent, removing a draft). It never builds or changes a message's bytes,
-// never retries a submission by itself and never logs a password.
+// Package outbox puts a finished message on the wire (SMTP submission; storing it in IMAP
+// folders is internal/source/imap's). It never builds or changes a message's bytes, never
+// retries a submission by itself and never logs a password.
 package outbox
 
 import (

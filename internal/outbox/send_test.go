@@ -17,13 +17,12 @@ import (
 
 	"github.com/emersion/go-smtp"
 
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/smtptest"
 )
 
 func TestMain(m *testing.M) {
 	release := smtptest.Hold()
-	code := imaptest.Run(m)
+	code := m.Run()
 	release()
 	os.Exit(code)
 }

@@ -120,7 +120,7 @@ func addrText(as []store.Address) string {
 	return strings.Join(parts, " ")
 }
 
-// fill is what a sync stores of a parsed message (as imapsync.Fill does).
+// fill is what a sync stores of a parsed message (as source.Fill does).
 func fill(nm *store.NewMessage, p *mailparse.Message) {
 	nm.MessageID, nm.InReplyTo, nm.References = p.MessageID, p.InReplyTo, p.References
 	nm.Date, nm.Subject = p.Date, p.Subject

@@ -12,15 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/emersion/go-imap/v2"
-	"github.com/emersion/go-imap/v2/imapclient"
-
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/compose"
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/imapsync"
-	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/outbox"
+	"github.com/postern-mcp/postern/internal/source"
+	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -75,7 +72,7 @@ func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftA
 	if role, err := folderRole(ctx, st, r.Account, r.Folder); err != nil {
 		return nil, err
 	} else if role != "drafts" {
-		return nil, fmt.Errorf("message %s is in %s, not in the Drafts folder; only a saved draft can be sent with mail_send_draft", a.ID, r.Folder)
+		return nil, fmt.Errorf("message %s is in %s, not in the Drafts folder; only a saved draft can be sent with %s", a.ID, r.Folder, generated.ToolMailSendDraft)
 	}
 	raw, err := fetchRaw(ctx, acct, r)
 	if err != nil {
@@ -303,9 +300,17 @@ func preview(m compose.Message, action string) *generated.Prepared {
 	return p
 }
 
-// dialIMAP logs in to an account's IMAP server.
-func dialIMAP(ctx context.Context, acct config.Account) (*imapclient.Client, error) {
-	return imapsync.Dial(ctx, mailsync.IMAPAccount(acct))
+// connect logs in to the server of an account whose kind has remote actions.
+func connect(ctx context.Context, acct config.Account) (source.Session, error) {
+	src, err := kinds.Open(acct)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := src.(source.Remote)
+	if !ok {
+		return nil, fmt.Errorf("account %s is a read-only %s import; drafts and sending need an IMAP account", acct.Name, acct.Kind)
+	}
+	return r.Connect(ctx)
 }
 
 func (s *Service) saveDraft(ctx context.Context, acct config.Account, m compose.Message) (*generated.DraftResult, error) {
@@ -315,16 +320,16 @@ func (s *Service) saveDraft(ctx context.Context, acct config.Account, m compose.
 	if err != nil {
 		return nil, err
 	}
-	c, err := dialIMAP(ctx, acct)
+	c, err := connect(ctx, acct)
 	if err != nil {
 		return nil, fmt.Errorf("the draft was not saved: %w", err)
 	}
-	defer c.Logout()
-	folder, err := outbox.FindRole(ctx, c, "drafts")
+	defer c.Close()
+	folder, err := c.FindRole(ctx, source.RoleDrafts)
 	if err != nil {
 		return nil, fmt.Errorf("the draft was not saved: %w", err)
 	}
-	if _, err := outbox.Append(ctx, c, folder, []imap.Flag{imap.FlagDraft, imap.FlagSeen}, m.Date, raw); err != nil {
+	if err := c.Append(ctx, folder, store.FlagDraft|store.FlagSeen, m.Date, raw); err != nil {
 		return nil, fmt.Errorf("the draft was not saved: %w", err)
 	}
 	pv := m.Preview()
@@ -350,7 +355,7 @@ func smtpAccount(acct config.Account) outbox.SMTPAccount {
 	}
 	return outbox.SMTPAccount{
 		Name: acct.Name, Server: acct.SMTP, TLS: acct.SMTPSecurity(), User: user, CAFile: acct.TLSCA,
-		Password: func(ctx context.Context) (string, error) { return mailsync.Password(ctx, pwAcct) },
+		Password: func(ctx context.Context) (string, error) { return source.Password(ctx, pwAcct) },
 	}
 }
 
@@ -392,21 +397,21 @@ func (s *Service) send(ctx context.Context, acct config.Account, m compose.Messa
 // draft; what fails here is a warning, since the message is already sent.
 func (s *Service) keepSentCopy(ctx context.Context, acct config.Account, date time.Time, raw []byte, res *generated.SendResult, draft *store.Row) {
 	var warns []string
-	c, err := dialIMAP(ctx, acct)
+	c, err := connect(ctx, acct)
 	if err != nil {
 		res.Warning = "the message was sent, but no copy was saved in Sent: " + err.Error()
 		return
 	}
-	defer c.Logout()
-	if folder, err := outbox.FindRole(ctx, c, "sent"); err != nil {
+	defer c.Close()
+	if folder, err := c.FindRole(ctx, source.RoleSent); err != nil {
 		warns = append(warns, "no copy was saved in Sent: "+err.Error())
-	} else if _, err := outbox.Append(ctx, c, folder, []imap.Flag{imap.FlagSeen}, date, raw); err != nil {
+	} else if err := c.Append(ctx, folder, store.FlagSeen, date, raw); err != nil {
 		warns = append(warns, "no copy was saved in "+folder+": "+err.Error())
 	} else {
 		res.SentCopy = folder
 	}
 	if draft != nil {
-		if n, err := outbox.RemoveByMessageID(ctx, c, draft.Folder, draft.MessageID); err != nil || n == 0 {
+		if n, err := c.Remove(ctx, draft.Folder, draft.MessageID); err != nil || n == 0 {
 			why := "it was not found"
 			if err != nil {
 				why = err.Error()
@@ -456,25 +461,22 @@ func folderRole(ctx context.Context, st *store.Store, account, folder string) (s
 // fetchRaw reads a message's exact bytes from its IMAP folder, checking that
 // the UID still holds the message the store knows.
 func fetchRaw(ctx context.Context, acct config.Account, r *store.Row) ([]byte, error) {
-	c, err := dialIMAP(ctx, acct)
+	c, err := connect(ctx, acct)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Logout()
-	if _, err := c.Select(r.Folder, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
-		return nil, fmt.Errorf("cannot open %s on the server (%v); sync and try again", r.Folder, err)
-	}
-	sec := &imap.FetchItemBodySection{Peek: true}
-	msgs, err := c.Fetch(imap.UIDSetNum(imap.UID(r.UID)), &imap.FetchOptions{BodySection: []*imap.FetchItemBodySection{sec}}).Collect()
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the draft from the server (%v); try again", err)
-	}
-	if len(msgs) == 0 {
+	defer c.Close()
+	raw, err := c.Fetch(ctx, r.Folder, r.UID)
+	var re *source.ReadError
+	switch {
+	case errors.As(err, &re):
+		return nil, fmt.Errorf("cannot read the draft from the server (%v); try again", re.Err)
+	case errors.Is(err, source.ErrGone):
 		return nil, errors.New("the draft is no longer on the server; sync and look again")
-	}
-	raw := msgs[0].FindBodySection(sec)
-	if raw == nil {
+	case errors.Is(err, source.ErrEmpty):
 		return nil, errors.New("the server sent no content for the draft; try again")
+	case err != nil:
+		return nil, err
 	}
 	if m, err := mail.ReadMessage(bytes.NewReader(raw)); err != nil || strings.Trim(m.Header.Get("Message-Id"), "<> ") != r.MessageID {
 		return nil, errors.New("the draft on the server is not the one synced; sync and look again")
@@ -534,7 +536,7 @@ func readDraft(raw []byte, own []compose.Address) (*draftInfo, error) {
 		}
 	}
 	if len(d.rcpts) == 0 {
-		return nil, errors.New("the draft has no recipients; add them in a mail program or write a new message with mail_send")
+		return nil, errors.New("the draft has no recipients; add them in a mail program or write a new message with " + generated.ToolMailSend)
 	}
 	return d, nil
 }

@@ -1,17 +1,9 @@
-// Package imapsync copies an IMAP account into the store: folders, flags,
-// messages, expunges, renames and UIDVALIDITY changes, in batches committed one
-// at a time so that a sync killed at any moment resumes where it stopped.
-// It never writes to the server and never logs a password.
-package imapsync
+package imap
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"sort"
 	"strings"
 	"time"
@@ -19,176 +11,13 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
-	"github.com/postern-mcp/postern/internal/authres"
-	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/mailparse"
+	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// Account is what sync needs to reach a server.
-type Account struct {
-	Name   string
-	Server string // host:port
-	User   string
-	TLS    string // implicit, starttls or none
-	// Password returns the password; it is called once per sync.
-	Password func(ctx context.Context) (string, error)
-	// TLSConfig overrides certificate checks (tests only).
-	TLSConfig *tls.Config
-	// CAFile is a PEM file of authorities trusted besides the system's (tls_ca).
-	CAFile string
-	// TrustedAuthServ lists the authserv-ids whose Authentication-Results are believed.
-	TrustedAuthServ []string
-}
-
-// Options tune a sync.
-type Options struct {
-	// BatchSize is how many messages are committed at once (default 500).
-	BatchSize int
-	// Progress, when set, is told what is being synced.
-	Progress func(p Progress)
-	// AfterBatch, when set, runs after each committed batch (tests use it to stop a sync at a chosen point).
-	AfterBatch func(folder string, stored int)
-}
-
-// Progress is a sync's progress.
-type Progress struct {
-	Account, Folder string
-	Done, Total     int
-}
-
-// Result counts what a sync changed.
-type Result struct {
-	Folders      int
-	New          int
-	FlagsChanged int
-	Deleted      int
-	Renamed      int
-	FoldersGone  int
-}
-
-// Dial connects and logs in, turning every failure into a sentence a person can act on.
-// Until it returns, ctx ending closes the connection, so no wait on the server
-// (connecting, TLS, the greeting, the login) outlasts it.
-func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
-	host, _, err := net.SplitHostPort(a.Server)
-	if err != nil {
-		return nil, fmt.Errorf("the server %q of account %s is not host:port; fix it with postern account add", a.Server, a.Name)
-	}
-	switch a.TLS {
-	case "", "implicit", "starttls":
-	case "none":
-		if !isLoopback(host) {
-			return nil, fmt.Errorf("account %s: plain IMAP without TLS is only allowed to this computer (loopback); use --tls implicit or starttls", a.Name)
-		}
-	default:
-		return nil, fmt.Errorf("account %s: tls must be implicit, starttls or none, not %q", a.Name, a.TLS)
-	}
-	tlsConfig := &tls.Config{ServerName: host}
-	if a.TLSConfig != nil {
-		tlsConfig = a.TLSConfig.Clone()
-		if tlsConfig.ServerName == "" {
-			tlsConfig.ServerName = host
-		}
-	}
-	if a.CAFile != "" {
-		pool, err := config.LoadCA(a.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("account %s: %v; fix it with postern account set %s --ca-file PATH", a.Name, err, a.Name)
-		}
-		tlsConfig.RootCAs = pool
-	}
-	opts := &imapclient.Options{TLSConfig: tlsConfig}
-	conn, err := (&net.Dialer{Timeout: 20 * time.Second}).DialContext(ctx, "tcp", a.Server)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, dialError(a, err)
-	}
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
-	var c *imapclient.Client
-	switch a.TLS {
-	case "", "implicit":
-		if tlsConfig.NextProtos == nil {
-			tlsConfig.NextProtos = []string{"imap"}
-		}
-		tc := tls.Client(conn, tlsConfig)
-		hctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		err := tc.HandshakeContext(hctx)
-		cancel()
-		if err != nil {
-			conn.Close()
-			return nil, dialFailed(ctx, a, err)
-		}
-		c = imapclient.New(tc, opts)
-	case "starttls":
-		c, err = imapclient.NewStartTLS(conn, opts)
-		if err != nil {
-			return nil, dialFailed(ctx, a, err)
-		}
-	default:
-		c = imapclient.New(conn, opts)
-	}
-	if err := c.WaitGreeting(); err != nil {
-		c.Close()
-		return nil, dialFailed(ctx, a, err)
-	}
-	pw, err := a.Password(ctx)
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	if err := c.Login(a.User, pw).Wait(); err != nil {
-		c.Close()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var ie *imap.Error
-		if errors.As(err, &ie) {
-			return nil, fmt.Errorf("the server %s refused the login of %s for account %s (%s); check --user and what --password-cmd prints", a.Server, a.User, a.Name, strings.TrimSpace(ie.Text))
-		}
-		return nil, dialError(a, err)
-	}
-	return c, nil
-}
-
-// dialFailed is ctx's error when ctx ended (the connection was closed for
-// it), else the sentence dialError makes.
-func dialFailed(ctx context.Context, a Account, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return dialError(a, err)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-func dialError(a Account, err error) error {
-	var certErr *tls.CertificateVerificationError
-	var unknownAuth x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var opErr *net.OpError
-	switch {
-	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr):
-		return fmt.Errorf("the TLS certificate of %s could not be verified (%v); check the server name, or the server's certificate", a.Server, err)
-	case strings.Contains(err.Error(), "tls:") || strings.Contains(err.Error(), "first record does not look like a TLS handshake"):
-		return fmt.Errorf("TLS with %s failed (%v); check --tls (implicit for port 993, starttls for 143)", a.Server, err)
-	case errors.As(err, &opErr):
-		return fmt.Errorf("cannot reach %s for account %s (%v); check the address and the network", a.Server, a.Name, opErr.Err)
-	}
-	return fmt.Errorf("cannot talk to %s for account %s: %v", a.Server, a.Name, err)
-}
-
 // Sync brings the store's copy of account a up to date.
-func Sync(ctx context.Context, st *store.Store, a Account, opt Options) (*Result, error) {
+func Sync(ctx context.Context, st *store.Store, a Account, opt source.Options) (*source.Result, error) {
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = 500
 	}
@@ -206,7 +35,7 @@ func Sync(ctx context.Context, st *store.Store, a Account, opt Options) (*Result
 	// (a FETCH streaming a large message, a server that stops answering).
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
-	s := &syncer{st: st, c: c, a: a, opt: opt, accountID: accountID, res: &Result{}}
+	s := &syncer{st: st, c: c, a: a, opt: opt, accountID: accountID, res: &source.Result{}}
 	// SELECT … (CONDSTORE) turns CONDSTORE on for the session (RFC 7162), so no ENABLE is needed.
 	s.condstore = c.Caps().Has(imap.CapCondStore)
 	err = s.run(ctx)
@@ -228,10 +57,10 @@ type syncer struct {
 	st        *store.Store
 	c         *imapclient.Client
 	a         Account
-	opt       Options
+	opt       source.Options
 	accountID int64
 	condstore bool
-	res       *Result
+	res       *source.Result
 }
 
 type remoteFolder struct {
@@ -329,15 +158,6 @@ func (s *syncer) run(ctx context.Context) error {
 		s.res.Folders++
 	}
 	return nil
-}
-
-func hasAttr(attrs []imap.MailboxAttr, a imap.MailboxAttr) bool {
-	for _, x := range attrs {
-		if strings.EqualFold(string(x), string(a)) {
-			return true
-		}
-	}
-	return false
 }
 
 func role(l *imap.ListData) string {
@@ -595,7 +415,7 @@ func (s *syncer) fetchNew(ctx context.Context, f *store.Folder, uids []imap.UID)
 		s.res.New += len(b.msgs)
 		done += b.n
 		if s.opt.Progress != nil {
-			s.opt.Progress(Progress{Account: s.a.Name, Folder: f.Name, Done: done, Total: total})
+			s.opt.Progress(source.Progress{Account: s.a.Name, Folder: f.Name, Done: done, Total: total})
 		}
 		if s.opt.AfterBatch != nil {
 			s.opt.AfterBatch(f.Name, len(b.msgs))
@@ -651,8 +471,8 @@ func (s *syncer) fetchBatch(set imap.UIDSet) ([]store.NewMessage, error) {
 			continue
 		}
 		if parsed != nil {
-			Fill(&nm, parsed)
-			Judge(&nm, s.a.TrustedAuthServ)
+			source.Fill(&nm, parsed)
+			source.Judge(&nm, s.a.TrustedAuthServ)
 		}
 		out = append(out, nm)
 	}
@@ -660,53 +480,6 @@ func (s *syncer) fetchBatch(set imap.UIDSet) ([]store.NewMessage, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// Fill copies what the parser read into a message to store.
-func Fill(nm *store.NewMessage, p *mailparse.Message) {
-	nm.MessageID = p.MessageID
-	nm.InReplyTo = p.InReplyTo
-	nm.References = p.References
-	nm.Date = p.Date
-	nm.Subject = p.Subject
-	if len(p.From) > 0 {
-		nm.From = store.Address{Name: p.From[0].Name, Email: p.From[0].Email}
-	}
-	nm.To = addrs(p.To)
-	nm.Cc = addrs(p.Cc)
-	for _, a := range p.Attachments {
-		nm.Attachments = append(nm.Attachments, store.Attachment{Name: a.Name, ContentType: a.ContentType, Size: a.Size})
-	}
-	nm.Text = p.Text
-	nm.TextTruncated = p.TextTruncated
-	for _, h := range p.Headers {
-		nm.Headers = append(nm.Headers, store.Header{Name: h.Name, Value: h.Value})
-	}
-	nm.Problems = p.Problems
-	if nm.Size == 0 {
-		nm.Size = p.Size
-	}
-}
-
-// Judge marks a message forged when a trusted receiving server says so, and
-// masks its secrets before anything is stored or indexed.
-func Judge(nm *store.NewMessage, trusted []string) {
-	var ar []string
-	for _, h := range nm.Headers {
-		if strings.EqualFold(h.Name, "Authentication-Results") {
-			ar = append(ar, h.Value)
-		}
-	}
-	nm.Forged = authres.Forged(ar, trusted)
-	maskMessage(nm)
-}
-
-func addrs(as []mailparse.Address) []store.Address {
-	out := make([]store.Address, 0, len(as))
-	for _, a := range as {
-		out = append(out, store.Address{Name: a.Name, Email: a.Email})
-	}
-	return out
 }
 
 func flagBits(fs []imap.Flag) int {

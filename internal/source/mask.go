@@ -1,4 +1,4 @@
-package imapsync
+package source
 
 import (
 	"strings"

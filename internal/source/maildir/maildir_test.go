@@ -1,4 +1,4 @@
-package mailsync
+package maildir
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -144,7 +145,7 @@ func TestSyncMaildirConfined(t *testing.T) {
 	done := make(chan error, 1)
 	var res any
 	go func() {
-		r, err := SyncMaildir(context.Background(), st, config.Account{Name: "home", Kind: "maildir", Path: md}, Options{Warn: w.add})
+		r, err := Sync(context.Background(), st, config.Account{Name: "home", Kind: "maildir", Path: md}, source.Options{Warn: w.add})
 		res = r
 		done <- err
 	}()
@@ -242,7 +243,7 @@ func TestMaildirSizeBound(t *testing.T) {
 	os.MkdirAll(filepath.Join(md, "new"), 0o755)
 	st, db := openStore(t)
 	var w warnings
-	if _, err := SyncMaildir(context.Background(), st, config.Account{Name: "home", Path: md}, Options{Warn: w.add}); err != nil {
+	if _, err := Sync(context.Background(), st, config.Account{Name: "home", Path: md}, source.Options{Warn: w.add}); err != nil {
 		t.Fatal(err)
 	}
 	var size int64
@@ -297,14 +298,14 @@ func TestMaildirInterruptedResumes(t *testing.T) {
 	st, db := openStore(t)
 	a := config.Account{Name: "home", Path: md}
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := SyncMaildir(ctx, st, a, Options{BatchSize: 50, AfterBatch: func(string, int) { cancel() }})
+	_, err := Sync(ctx, st, a, source.Options{BatchSize: 50, AfterBatch: func(string, int) { cancel() }})
 	if err == nil {
 		t.Fatal("the interrupted import reported no error")
 	}
 	if got := count(t, db, `SELECT count(*) FROM messages`); got != 50 {
 		t.Fatalf("%d messages kept after an interruption after the first batch of 50", got)
 	}
-	if _, err := SyncMaildir(context.Background(), st, a, Options{BatchSize: 50}); err != nil {
+	if _, err := Sync(context.Background(), st, a, source.Options{BatchSize: 50}); err != nil {
 		t.Fatal(err)
 	}
 	if got := count(t, db, `SELECT count(DISTINCT message_id) FROM messages`); got != n || count(t, db, `SELECT count(*) FROM messages`) != n {

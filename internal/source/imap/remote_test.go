@@ -1,4 +1,4 @@
-package outbox
+package imap
 
 import (
 	"bytes"
@@ -13,21 +13,21 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
-	"github.com/postern-mcp/postern/internal/imapsync"
 	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/store"
 )
 
-// dialUser is the connection the code under test gets: imapsync.Dial over STARTTLS, verifying
+// dialUser is the connection the code under test gets: Dial over STARTTLS, verifying
 // the test server's certificate.
 func dialUser(t *testing.T, u *imaptest.User) *imapclient.Client {
 	t.Helper()
-	c, err := imapsync.Dial(context.Background(), imapsync.Account{
+	c, err := Dial(context.Background(), Account{
 		Name: "test", Server: u.Server.Addr, User: u.Name, TLS: "starttls",
 		Password:  func(context.Context) (string, error) { return u.Password, nil },
 		TLSConfig: &tls.Config{RootCAs: u.Server.CertPool(t)},
 	})
 	if err != nil {
-		t.Fatalf("imapsync.Dial: %v", err)
+		t.Fatalf("Dial: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -275,6 +275,50 @@ func TestPickPrefersSpecialUse(t *testing.T) {
 				in = append(in, fmt.Sprintf("%s %v", x.Mailbox, x.Attrs))
 			}
 			t.Errorf("pick(sent) in %v = %q, %v; want %q", in, got, ok, tc.want)
+		}
+	}
+}
+
+// testMessage is a plain text message with the given addresses and Message-ID.
+func testMessage(from, to, cc, subject, msgid string) []byte {
+	h := "From: Alice <" + from + ">\r\n" +
+		"To: Bob <" + to + ">\r\n"
+	if cc != "" {
+		h += "Cc: " + cc + "\r\n"
+	}
+	return []byte(h +
+		"Subject: " + subject + "\r\n" +
+		"Date: Mon, 02 Jan 2006 15:04:05 +0000\r\n" +
+		"Message-ID: <" + msgid + ">\r\n" +
+		"MIME-Version: 1.0\r\n" +
+		"Content-Type: text/plain; charset=utf-8\r\n" +
+		"Content-Transfer-Encoding: 8bit\r\n" +
+		"\r\n" +
+		"Hello, Bob.\r\n" +
+		".\r\n" + // a line that is only a dot: dot-stuffing must keep it
+		"..two dots\r\n" +
+		"Grüße, Alice\r\n")
+}
+
+// TestImapFlags: the store's flag bits a Session is given become the IMAP system flags, a
+// draft's as saveDraft always sent them (\Draft, then \Seen).
+func TestImapFlags(t *testing.T) {
+	cases := []struct {
+		bits int
+		want string
+	}{
+		{store.FlagDraft | store.FlagSeen, `\Draft \Seen`},
+		{store.FlagSeen, `\Seen`},
+		{0, ""},
+		{store.FlagFlagged | store.FlagAnswered | store.FlagDeleted, `\Flagged \Answered \Deleted`},
+	}
+	for _, tc := range cases {
+		var got []string
+		for _, f := range imapFlags(tc.bits) {
+			got = append(got, string(f))
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("imapFlags(%d) = %v; want %s", tc.bits, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,7 @@
-package mailsync
+// Package maildir is the Maildir account kind: it imports a local Maildir (Maildir++ folders)
+// into the store, confined to it through an os.Root and bounded per file. It never renames,
+// moves or writes a file there, and never follows a symbolic link.
+package maildir
 
 import (
 	"context"
@@ -15,8 +18,8 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/imapsync"
 	"github.com/postern-mcp/postern/internal/mailparse"
+	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -34,7 +37,18 @@ var (
 // errTooSlow is a file that took longer than messageTimeout.
 var errTooSlow = errors.New("reading it took too long")
 
-// SyncMaildir imports a local Maildir (Maildir++ folders) read-only: it never
+// Source is a Maildir account as the table of kinds opens it.
+type Source struct{ a config.Account }
+
+// Open is the table's row for kind maildir.
+func Open(a config.Account) source.Source { return &Source{a: a} }
+
+// Sync imports the Maildir into the store (see the function Sync).
+func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
+	return Sync(ctx, st, s.a, opt)
+}
+
+// Sync imports a local Maildir (Maildir++ folders) read-only: it never
 // renames, moves or writes a file there.
 //
 // The import is confined to the Maildir: every folder and file is opened
@@ -44,7 +58,7 @@ var errTooSlow = errors.New("reading it took too long")
 // named pipe cannot block the open), checked with fstat on the opened
 // descriptor, and checked again to be the very file its name holds. Anything
 // else is skipped with one warning through opt.Warn.
-func SyncMaildir(ctx context.Context, st *store.Store, a config.Account, opt Options) (*imapsync.Result, error) {
+func Sync(ctx context.Context, st *store.Store, a config.Account, opt source.Options) (*source.Result, error) {
 	root, err := os.OpenRoot(a.Path)
 	if err != nil {
 		return nil, fmt.Errorf("account %s: cannot open the Maildir %s (%v); check the path given to --maildir", a.Name, a.Path, cause(err))
@@ -62,7 +76,7 @@ func SyncMaildir(ctx context.Context, st *store.Store, a config.Account, opt Opt
 	if err != nil {
 		return nil, err
 	}
-	res := &imapsync.Result{}
+	res := &source.Result{}
 	stored, err := st.Folders(ctx, accountID)
 	if err != nil {
 		return nil, err
@@ -239,7 +253,7 @@ func maildirFlags(info string) int {
 	return flags
 }
 
-func (m *maildir) folder(ctx context.Context, st *store.Store, f *store.Folder, rel string, opt Options, res *imapsync.Result) error {
+func (m *maildir) folder(ctx context.Context, st *store.Store, f *store.Folder, rel string, opt source.Options, res *source.Result) error {
 	var files []maildirFile
 	for _, sub := range []string{"cur", "new"} {
 		dir, found := m.list(path.Join(rel, sub))
@@ -369,7 +383,7 @@ func (m *maildir) read(ctx context.Context, mf maildirFile) (*store.NewMessage, 
 		return nil, nil
 	}
 	nm := &store.NewMessage{InternalDate: fi.ModTime(), Size: fi.Size()}
-	imapsync.Fill(nm, p)
+	source.Fill(nm, p)
 	if cut {
 		limit := sizeText(maxMessageBytes)
 		nm.Problems = append(nm.Problems, fmt.Sprintf("The file is larger than %s; only its first %s were read.", limit, limit))
@@ -377,7 +391,7 @@ func (m *maildir) read(ctx context.Context, mf maildirFile) (*store.NewMessage, 
 			m.warn(fmt.Sprintf("account %s: %q of the Maildir is larger than %s; only its first %s were read.", m.account.Name, mf.rel, limit, limit))
 		}
 	}
-	imapsync.Judge(nm, m.account.TrustedAuthServ)
+	source.Judge(nm, m.account.TrustedAuthServ)
 	return nm, nil
 }
 

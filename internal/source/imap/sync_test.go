@@ -1,4 +1,4 @@
-package imapsync_test
+package imap
 
 import (
 	"context"
@@ -17,15 +17,15 @@ import (
 	"github.com/emersion/go-message/charset"
 
 	"github.com/postern-mcp/postern/internal/corpus"
-	"github.com/postern-mcp/postern/internal/imapsync"
 	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
 func TestMain(m *testing.M) { os.Exit(imaptest.Run(m)) }
 
-func account(u *imaptest.User) imapsync.Account {
-	return imapsync.Account{
+func account(u *imaptest.User) Account {
+	return Account{
 		Name: "test", Server: u.Server.Addr, User: u.Name, TLS: "none",
 		Password: func(context.Context) (string, error) { return u.Password, nil },
 	}
@@ -211,9 +211,9 @@ func openStore(t *testing.T) *store.Store {
 	return st
 }
 
-func syncOK(t *testing.T, st *store.Store, u *imaptest.User) *imapsync.Result {
+func syncOK(t *testing.T, st *store.Store, u *imaptest.User) *source.Result {
 	t.Helper()
-	res, err := imapsync.Sync(context.Background(), st, account(u), imapsync.Options{})
+	res, err := Sync(context.Background(), st, account(u), source.Options{})
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -484,25 +484,25 @@ func TestLoginErrors(t *testing.T) {
 	st := openStore(t)
 	a := account(u)
 	a.Password = func(context.Context) (string, error) { return "wrong-" + u.Password, nil }
-	_, err := imapsync.Sync(context.Background(), st, a, imapsync.Options{})
+	_, err := Sync(context.Background(), st, a, source.Options{})
 	if err == nil || !strings.Contains(err.Error(), "refused the login") || strings.Contains(err.Error(), u.Password) {
 		t.Fatalf("wrong password: %v", err)
 	}
 	a = account(u)
 	a.Server = "127.0.0.1:1"
-	_, err = imapsync.Sync(context.Background(), st, a, imapsync.Options{})
+	_, err = Sync(context.Background(), st, a, source.Options{})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach 127.0.0.1:1") {
 		t.Fatalf("unreachable: %v", err)
 	}
 	a = account(u)
 	a.Server, a.TLS = srv.TLSAddr, "implicit"
-	_, err = imapsync.Sync(context.Background(), st, a, imapsync.Options{})
+	_, err = Sync(context.Background(), st, a, source.Options{})
 	if err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("self-signed certificate: %v", err)
 	}
 	a = account(u)
 	a.Server = "192.0.2.1:143" // TEST-NET-1: refused before any connection for plain IMAP
-	_, err = imapsync.Sync(context.Background(), st, a, imapsync.Options{})
+	_, err = Sync(context.Background(), st, a, source.Options{})
 	if err == nil || !strings.Contains(err.Error(), "only allowed to this computer") {
 		t.Fatalf("plain IMAP to a remote host: %v", err)
 	}

@@ -1,0 +1,103 @@
+// Package imap is the IMAP account kind: it syncs an account into the store (folders, flags,
+// messages, expunges, renames, UIDVALIDITY changes) and does the remote actions drafts and
+// sending need (find a folder by role, append, fetch, remove). One file per operation, as
+// go-imap v2 lays out its client. A sync never writes to the server; nothing logs a password.
+package imap
+
+import (
+	"context"
+	"crypto/tls"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/source"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// Account is what the package needs to reach a server.
+type Account struct {
+	Name   string
+	Server string // host:port
+	User   string
+	TLS    string // implicit, starttls or none
+	// Password returns the password; it is called once per connection.
+	Password func(ctx context.Context) (string, error)
+	// TLSConfig overrides certificate checks (tests only).
+	TLSConfig *tls.Config
+	// CAFile is a PEM file of authorities trusted besides the system's (tls_ca).
+	CAFile string
+	// TrustedAuthServ lists the authserv-ids whose Authentication-Results are believed.
+	TrustedAuthServ []string
+}
+
+// FromConfig turns a configured account into what the package needs; the password comes from
+// the account's password command, run at each connection.
+func FromConfig(a config.Account) Account {
+	return Account{
+		Name: a.Name, Server: a.Server, User: a.User, TLS: a.TLS, TrustedAuthServ: a.TrustedAuthServ, CAFile: a.TLSCA,
+		Password: func(ctx context.Context) (string, error) { return source.Password(ctx, a) },
+	}
+}
+
+// Source is an IMAP account as the table of kinds opens it.
+type Source struct{ a Account }
+
+// New returns the Source of a.
+func New(a Account) *Source { return &Source{a: a} }
+
+// Open is the table's row for kind imap.
+func Open(a config.Account) source.Source { return New(FromConfig(a)) }
+
+// Sync brings the store's copy of the account up to date.
+func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
+	return Sync(ctx, st, s.a, opt)
+}
+
+// Connect logs in for remote actions.
+func (s *Source) Connect(ctx context.Context) (source.Session, error) {
+	c, err := Dial(ctx, s.a)
+	if err != nil {
+		return nil, err
+	}
+	return &session{c: c}, nil
+}
+
+// session is one logged-in connection, for the actions of one tool call.
+type session struct{ c *imapclient.Client }
+
+func (s *session) FindRole(ctx context.Context, role string) (string, error) {
+	return FindRole(ctx, s.c, role)
+}
+
+func (s *session) Append(ctx context.Context, folder string, flags int, date time.Time, raw []byte) error {
+	_, err := Append(ctx, s.c, folder, imapFlags(flags), date, raw)
+	return err
+}
+
+func (s *session) Fetch(ctx context.Context, folder string, uid uint32) ([]byte, error) {
+	return Fetch(ctx, s.c, folder, imap.UID(uid))
+}
+
+func (s *session) Remove(ctx context.Context, folder, messageID string) (int, error) {
+	return RemoveByMessageID(ctx, s.c, folder, messageID)
+}
+
+// Close sends LOGOUT without waiting for the server's answer.
+func (s *session) Close() { s.c.Logout() }
+
+// imapFlags is the IMAP system flags of the store's flag bits.
+func imapFlags(bits int) []imap.Flag {
+	var out []imap.Flag
+	for _, f := range []struct {
+		bit  int
+		flag imap.Flag
+	}{{store.FlagDraft, imap.FlagDraft}, {store.FlagSeen, imap.FlagSeen}, {store.FlagFlagged, imap.FlagFlagged}, {store.FlagAnswered, imap.FlagAnswered}, {store.FlagDeleted, imap.FlagDeleted}} {
+		if bits&f.bit != 0 {
+			out = append(out, f.flag)
+		}
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package source
+
+import (
+	"strings"
+
+	"github.com/postern-mcp/postern/internal/authres"
+	"github.com/postern-mcp/postern/internal/mailparse"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// Fill copies what the parser read into a message to store.
+func Fill(nm *store.NewMessage, p *mailparse.Message) {
+	nm.MessageID = p.MessageID
+	nm.InReplyTo = p.InReplyTo
+	nm.References = p.References
+	nm.Date = p.Date
+	nm.Subject = p.Subject
+	if len(p.From) > 0 {
+		nm.From = store.Address{Name: p.From[0].Name, Email: p.From[0].Email}
+	}
+	nm.To = addrs(p.To)
+	nm.Cc = addrs(p.Cc)
+	for _, a := range p.Attachments {
+		nm.Attachments = append(nm.Attachments, store.Attachment{Name: a.Name, ContentType: a.ContentType, Size: a.Size})
+	}
+	nm.Text = p.Text
+	nm.TextTruncated = p.TextTruncated
+	for _, h := range p.Headers {
+		nm.Headers = append(nm.Headers, store.Header{Name: h.Name, Value: h.Value})
+	}
+	nm.Problems = p.Problems
+	if nm.Size == 0 {
+		nm.Size = p.Size
+	}
+}
+
+// Judge marks a message forged when a trusted receiving server says so, and
+// masks its secrets before anything is stored or indexed.
+func Judge(nm *store.NewMessage, trusted []string) {
+	var ar []string
+	for _, h := range nm.Headers {
+		if strings.EqualFold(h.Name, "Authentication-Results") {
+			ar = append(ar, h.Value)
+		}
+	}
+	nm.Forged = authres.Forged(ar, trusted)
+	maskMessage(nm)
+}
+
+func addrs(as []mailparse.Address) []store.Address {
+	out := make([]store.Address, 0, len(as))
+	for _, a := range as {
+		out = append(out, store.Address{Name: a.Name, Email: a.Email})
+	}
+	return out
+}
