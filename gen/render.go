@@ -76,6 +76,7 @@ var funcs = template.FuncMap{
 	"join":    strings.Join,
 	"cell":    func(s string) string { return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`) },
 	"code":    func(s string) string { return "`" + s + "`" },
+	"const":   catalog.ConstName,
 }
 
 func (f outFile) render(m *model, outDir, plugDir string) error {
@@ -137,6 +138,15 @@ type model struct {
 	Resources     []*catalog.Resource
 	DocPages      []docPage
 	Hosts         []*catalog.Host
+	// Effects and Phases are the catalog's fixed vocabulary, with their constants.
+	Effects []wordView
+	Phases  []wordView
+}
+
+// wordView is an effect or a phase with its Go constant.
+type wordView struct {
+	catalog.Word
+	Const string
 }
 
 type toolView struct {
@@ -149,6 +159,11 @@ type toolView struct {
 	Hints       string
 	ExampleArgs string
 	OutputType  *typeView
+	// Const, ScopeConst, EffectConst, PhaseConst and PairConst are the Go
+	// constants of the tool's name, scope, effect, phase and other half.
+	Const, ScopeConst, EffectConst, PhaseConst, PairConst string
+	// ArgNames are the argument names, sorted; FreeText those that hold free text.
+	ArgNames, FreeText []string
 	// Phase is "" for a plain tool, "prepare" or "commit" for the halves of a
 	// prepare_commit pair; Pair names the other half.
 	Phase string
@@ -188,6 +203,7 @@ type fieldView struct {
 
 type scopeView struct {
 	*catalog.Scope
+	Const string
 	Tools []string
 	// Untooled is true when no tool declares the scope: granting it gives nothing yet.
 	Untooled bool
@@ -197,12 +213,19 @@ type scopeView struct {
 // and the scopes of it that no tool declares yet.
 type presetView struct {
 	*catalog.Preset
+	Const    string
 	Tools    []string
 	Untooled []string
 }
 
 func newModel(c *catalog.Catalog) *model {
 	m := &model{Server: c.Server, Resources: c.Resources, DocPages: docPages, Hosts: c.Hosts}
+	for _, w := range catalog.Effects {
+		m.Effects = append(m.Effects, wordView{w, catalog.ConstName("Effect", w.Name)})
+	}
+	for _, w := range catalog.Phases {
+		m.Phases = append(m.Phases, wordView{w, catalog.ConstName("Phase", w.Name)})
+	}
 	types := map[string]*typeView{}
 	for _, t := range c.Types {
 		tv := &typeView{Type: t}
@@ -219,15 +242,17 @@ func newModel(c *catalog.Catalog) *model {
 		}
 		prep, commit := catalog.ExpandPair(t)
 		pv, cv := newToolView(prep, types), newToolView(commit, types)
-		pv.Phase, pv.Pair = "prepare", commit.Name
-		cv.Phase, cv.Pair = "commit", prep.Name
+		pv.Phase, pv.Pair = catalog.PhasePrepare, commit.Name
+		cv.Phase, cv.Pair = catalog.PhaseCommit, prep.Name
 		cv.PrepareGoName, cv.PrepareArgsType, cv.PrepareParams = pv.GoName, pv.ArgsType, pv.Params
 		cv.Approval = catalog.AsksPerson(t.Effect)
+		pv.PhaseConst, pv.PairConst = catalog.ConstName("Phase", pv.Phase), cv.Const
+		cv.PhaseConst, cv.PairConst = catalog.ConstName("Phase", cv.Phase), pv.Const
 		m.Tools = append(m.Tools, pv, cv)
 	}
 	byName := map[string]*scopeView{}
 	for _, s := range c.Scopes {
-		sv := &scopeView{Scope: s, Untooled: c.Untooled(s.Name)}
+		sv := &scopeView{Scope: s, Const: catalog.ConstName("Scope", s.Name), Untooled: c.Untooled(s.Name)}
 		for _, t := range m.Tools {
 			if t.Scope == s.Name {
 				sv.Tools = append(sv.Tools, t.Name)
@@ -237,7 +262,7 @@ func newModel(c *catalog.Catalog) *model {
 		byName[s.Name] = sv
 	}
 	for _, p := range c.Presets {
-		pv := &presetView{Preset: p}
+		pv := &presetView{Preset: p, Const: catalog.ConstName("Preset", p.Name)}
 		for _, s := range p.Scopes {
 			pv.Tools = append(pv.Tools, byName[s].Tools...)
 			if byName[s].Untooled {
@@ -254,22 +279,31 @@ func newModel(c *catalog.Catalog) *model {
 
 func newToolView(t *catalog.Tool, types map[string]*typeView) *toolView {
 	tv := &toolView{
-		Tool:       t,
-		GoName:     catalog.GoName(t.Name),
-		ArgsType:   catalog.GoName(t.Name) + "Args",
-		InputFile:  "schemas/" + t.Name + ".input.json",
-		OutputFile: "schemas/" + t.Name + ".output.json",
-		Hints:      hints(t.Annotations),
-		OutputType: types[t.Output],
+		Tool:        t,
+		GoName:      catalog.GoName(t.Name),
+		Const:       catalog.ConstName("Tool", t.Name),
+		ScopeConst:  catalog.ConstName("Scope", t.Scope),
+		EffectConst: catalog.ConstName("Effect", t.Effect),
+		ArgsType:    catalog.GoName(t.Name) + "Args",
+		InputFile:   "schemas/" + t.Name + ".input.json",
+		OutputFile:  "schemas/" + t.Name + ".output.json",
+		Hints:       hints(t.Annotations),
+		OutputType:  types[t.Output],
 	}
 	example := map[string]any{}
 	for _, p := range t.Input {
 		pv := newParamView(p)
 		tv.Params = append(tv.Params, pv)
+		tv.ArgNames = append(tv.ArgNames, p.Name)
+		if p.FreeText {
+			tv.FreeText = append(tv.FreeText, p.Name)
+		}
 		if v := exampleValue(p); v != nil {
 			example[p.Name] = v
 		}
 	}
+	sort.Strings(tv.ArgNames)
+	sort.Strings(tv.FreeText)
 	b, _ := json.Marshal(example)
 	tv.ExampleArgs = string(b)
 	return tv

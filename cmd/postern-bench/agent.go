@@ -22,9 +22,9 @@ import (
 )
 
 var (
-	agentMode     = flag.Bool("agent", false, "measure what an agent reads (bytes of tools/list per preset, 50 mail_list rows, a 20-message thread) over a generated Maildir (see BENCHMARKS.md)")
+	agentMode     = flag.Bool("agent", false, "measure what an agent reads (bytes of tools/list per preset, 50 "+generated.ToolMailList+" rows, a 20-message thread) over a generated Maildir (see BENCHMARKS.md)")
 	agentMessages = flag.Int("agent-messages", 2000, "-agent: messages in the generated Maildir, besides the 20-message thread")
-	agentBaseline = flag.String("baseline", "", "-agent: an earlier postern binary to measure beside (tools/list, mail_list, mail_show; it needs no mail_thread text)")
+	agentBaseline = flag.String("baseline", "", "-agent: an earlier postern binary to measure beside (tools/list, "+generated.ToolMailList+", "+generated.ToolMailShow+"; it needs no "+generated.ToolMailThread+" text)")
 )
 
 const (
@@ -124,27 +124,27 @@ func runAgent(posternPath string, asJSON bool, limit time.Duration) {
 
 	r.ToolList = measureLists(posternPath, env, cfg)
 
-	c := agentConn(posternPath, env, cfg, presetScopes("reader"))
-	sc, s := c.call("mail_list", map[string]any{"limit": 50})
+	c := agentConn(posternPath, env, cfg, presetScopes(generated.PresetReader))
+	sc, s := c.call(generated.ToolMailList, map[string]any{"limit": 50})
 	r.List50 = s
 	r.Rows = len(gjsonArray(sc, "messages"))
 
-	sc, _ = c.call("mail_search", map[string]any{"query": "subject:\"Office move\"", "limit": 1})
+	sc, _ = c.call(generated.ToolMailSearch, map[string]any{"query": "subject:\"Office move\"", "limit": 1})
 	ids := gjsonArray(sc, "messages")
 	if len(ids) == 0 {
 		fail(fmt.Errorf("the %d-message thread was not found", threadLen))
 	}
 	last := ids[0].(map[string]any)["id"].(string)
-	sc, r.Thread = c.call("mail_thread", map[string]any{"id": last, "text": true})
+	sc, r.Thread = c.call(generated.ToolMailThread, map[string]any{"id": last, "text": true})
 	texts := gjsonArray(sc, "texts")
 	if len(texts) != threadLen {
-		fail(fmt.Errorf("mail_thread text:true gave %d messages, the thread has %d", len(texts), threadLen))
+		fail(fmt.Errorf("%s text:true gave %d messages, the thread has %d", generated.ToolMailThread, len(texts), threadLen))
 	}
 	all := ""
 	for _, x := range texts {
 		t := x.(map[string]any)
 		all += t["text"].(string)
-		_, s := c.call("mail_show", map[string]any{"id": t["message"].(map[string]any)["id"]})
+		_, s := c.call(generated.ToolMailShow, map[string]any{"id": t["message"].(map[string]any)["id"]})
 		r.Shows.add(s)
 	}
 	c.close()
@@ -168,16 +168,16 @@ func runAgent(posternPath string, asJSON bool, limit time.Duration) {
 			fail(err)
 		}
 		(*b).ToolList = measureLists(*agentBaseline, benv, cfg)
-		bc := agentConn(*agentBaseline, benv, cfg, presetScopes("reader"))
-		_, (*b).List50 = bc.call("mail_list", map[string]any{"limit": 50})
-		found, _ := bc.call("mail_search", map[string]any{"query": "subject:\"Office move\"", "limit": 1})
+		bc := agentConn(*agentBaseline, benv, cfg, presetScopes(generated.PresetReader))
+		_, (*b).List50 = bc.call(generated.ToolMailList, map[string]any{"limit": 50})
+		found, _ := bc.call(generated.ToolMailSearch, map[string]any{"query": "subject:\"Office move\"", "limit": 1})
 		first := gjsonArray(found, "messages")
 		if len(first) == 0 {
 			fail(errors.New("the baseline does not find the thread"))
 		}
-		th, _ := bc.call("mail_thread", map[string]any{"id": first[0].(map[string]any)["id"]})
+		th, _ := bc.call(generated.ToolMailThread, map[string]any{"id": first[0].(map[string]any)["id"]})
 		for _, m := range gjsonArray(th, "messages") {
-			_, s := bc.call("mail_show", map[string]any{"id": m.(map[string]any)["id"]})
+			_, s := bc.call(generated.ToolMailShow, map[string]any{"id": m.(map[string]any)["id"]})
 			(*b).Shows.add(s)
 		}
 		bc.close()
@@ -272,21 +272,21 @@ func (r *agentReport) print(w io.Writer) {
 		fmt.Fprintf(w, "tools/list %-9s (%s): %d tools, %s names+titles+descriptions, %s input schemas, %s output schemas, %s on the wire\n",
 			l.Preset, strings.Join(l.Scopes, ","), l.Tools, kib(l.Descriptions), kib(l.InputSchema), kib(l.OutputSchema), kib(l.Wire))
 	}
-	fmt.Fprintf(w, "mail_list limit 50 (%d rows): text %s, structuredContent %s, wire %s\n", r.Rows, kib(r.List50.Text), kib(r.List50.Structured), kib(r.List50.Wire))
-	fmt.Fprintf(w, "mail_thread text:true (%d messages): text %s, structuredContent %s, wire %s\n", threadLen, kib(r.Thread.Text), kib(r.Thread.Structured), kib(r.Thread.Wire))
-	fmt.Fprintf(w, "%d × mail_show: text %s, structuredContent %s, wire %s\n", threadLen, kib(r.Shows.Text), kib(r.Shows.Structured), kib(r.Shows.Wire))
+	fmt.Fprintf(w, "%s limit 50 (%d rows): text %s, structuredContent %s, wire %s\n", generated.ToolMailList, r.Rows, kib(r.List50.Text), kib(r.List50.Structured), kib(r.List50.Wire))
+	fmt.Fprintf(w, "%s text:true (%d messages): text %s, structuredContent %s, wire %s\n", generated.ToolMailThread, threadLen, kib(r.Thread.Text), kib(r.Thread.Structured), kib(r.Thread.Wire))
+	fmt.Fprintf(w, "%d × %s: text %s, structuredContent %s, wire %s\n", threadLen, generated.ToolMailShow, kib(r.Shows.Text), kib(r.Shows.Structured), kib(r.Shows.Wire))
 	if b := r.Baseline; b != nil {
 		fmt.Fprintf(w, "baseline %s:\n", b.Path)
 		for _, l := range b.ToolList {
 			fmt.Fprintf(w, "  tools/list %-9s: %d tools, %s names+titles+descriptions, %s input schemas, %s output schemas, %s on the wire\n",
 				l.Preset, l.Tools, kib(l.Descriptions), kib(l.InputSchema), kib(l.OutputSchema), kib(l.Wire))
 		}
-		fmt.Fprintf(w, "  mail_list limit 50: text %s, structuredContent %s, wire %s\n", kib(b.List50.Text), kib(b.List50.Structured), kib(b.List50.Wire))
-		fmt.Fprintf(w, "  %d × mail_show: text %s, structuredContent %s, wire %s\n", threadLen, kib(b.Shows.Text), kib(b.Shows.Structured), kib(b.Shows.Wire))
+		fmt.Fprintf(w, "  %s limit 50: text %s, structuredContent %s, wire %s\n", generated.ToolMailList, kib(b.List50.Text), kib(b.List50.Structured), kib(b.List50.Wire))
+		fmt.Fprintf(w, "  %d × %s: text %s, structuredContent %s, wire %s\n", threadLen, generated.ToolMailShow, kib(b.Shows.Text), kib(b.Shows.Structured), kib(b.Shows.Wire))
 	}
-	fmt.Fprintf(w, "target 50 mail_list rows in at most %s of text: %s (%s)\n", kib(r.Targets.ListTextMax), held(r.Targets.ListWithin), kib(r.List50.Text))
-	fmt.Fprintf(w, "target thread text at most %d%% of 20 mail_show, every message's own text once: %s (%d%%, complete %v)\n",
-		r.Targets.ThreadPctMax, held(r.Targets.ThreadWithin), r.Targets.ThreadPct, r.Targets.ThreadComplete)
+	fmt.Fprintf(w, "target 50 %s rows in at most %s of text: %s (%s)\n", generated.ToolMailList, kib(r.Targets.ListTextMax), held(r.Targets.ListWithin), kib(r.List50.Text))
+	fmt.Fprintf(w, "target thread text at most %d%% of 20 %s, every message's own text once: %s (%d%%, complete %v)\n",
+		r.Targets.ThreadPctMax, generated.ToolMailShow, held(r.Targets.ThreadWithin), r.Targets.ThreadPct, r.Targets.ThreadComplete)
 }
 
 func kib(n int) string { return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB" }

@@ -31,6 +31,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/corpus"
 	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/store"
@@ -49,7 +50,7 @@ var (
 const (
 	mailUser         = "bench"
 	mailAccount      = "bench"
-	mailScopes       = "read,read:bodies"
+	mailScopes       = generated.ScopeRead + "," + generated.ScopeReadBodies
 	defaultMailLimit = 90 * time.Minute
 	stepTimeout      = 30 * time.Minute // any one external program
 	queryTimeout     = 60 * time.Second // any one query process
@@ -83,27 +84,27 @@ func mailQueries(rare string, now time.Time) []mailQuery {
 	day := func(t time.Time) string { return t.Format("2006-01-02") }
 	yearAgo := day(now.AddDate(-1, 0, 0))
 	qs := []mailQuery{
-		{Name: "common word", Tool: "mail_search", Query: "budget", Notmuch: "budget",
+		{Name: "common word", Tool: generated.ToolMailSearch, Query: "budget", Notmuch: "budget",
 			Note: "postern reads a lone last word as a prefix (budget*); notmuch stems (budgets)"},
-		{Name: "rare word", Tool: "mail_search", Query: rare, Notmuch: rare, Note: "a word found in one message's body"},
-		{Name: "from:", Tool: "mail_search", Query: "from:grace", Notmuch: "from:grace"},
-		{Name: "subject:", Tool: "mail_search", Query: "subject:kickoff", Notmuch: "subject:kickoff"},
-		{Name: "phrase", Tool: "mail_search", Query: `"hiring plan"`, Notmuch: `"hiring plan"`},
-		{Name: "has:attachment after:1y", Tool: "mail_search", Query: "has:attachment after:1y", Notmuch: "tag:attachment and date:" + yearAgo + "..",
+		{Name: "rare word", Tool: generated.ToolMailSearch, Query: rare, Notmuch: rare, Note: "a word found in one message's body"},
+		{Name: "from:", Tool: generated.ToolMailSearch, Query: "from:grace", Notmuch: "from:grace"},
+		{Name: "subject:", Tool: generated.ToolMailSearch, Query: "subject:kickoff", Notmuch: "subject:kickoff"},
+		{Name: "phrase", Tool: generated.ToolMailSearch, Query: `"hiring plan"`, Notmuch: `"hiring plan"`},
+		{Name: "has:attachment after:1y", Tool: generated.ToolMailSearch, Query: "has:attachment after:1y", Notmuch: "tag:attachment and date:" + yearAgo + "..",
 			Note: "notmuch tags attachments itself when indexing; after:1y is the day a year before the run"},
-		{Name: "is:unread in:INBOX", Tool: "mail_search", Query: "is:unread in:INBOX", Notmuch: `tag:unread and folder:""`,
+		{Name: "is:unread in:INBOX", Tool: generated.ToolMailSearch, Query: "is:unread in:INBOX", Notmuch: `tag:unread and folder:""`,
 			Note: `unread from the Maildir S flag (maildir.synchronize_flags); folder:"" is the top-level Maildir, INBOX`},
-		{Name: "prefix", Tool: "mail_search", Query: "migra", Notmuch: "migra*"},
-		{Name: "negation", Tool: "mail_search", Query: "budget -invoice", Notmuch: "budget and not invoice"},
-		{Name: "multi-operator", Tool: "mail_search", Query: "report from:priya is:read after:1y", Notmuch: "report and from:priya and not tag:unread and date:" + yearAgo + ".."},
-		{Name: "list INBOX", Tool: "mail_list", Folder: "INBOX", Notmuch: `folder:""`},
-		{Name: "list unread", Tool: "mail_list", Unread: true, Notmuch: `tag:unread and folder:""`,
-			Note: "mail_list lists INBOX unless told another folder"},
+		{Name: "prefix", Tool: generated.ToolMailSearch, Query: "migra", Notmuch: "migra*"},
+		{Name: "negation", Tool: generated.ToolMailSearch, Query: "budget -invoice", Notmuch: "budget and not invoice"},
+		{Name: "multi-operator", Tool: generated.ToolMailSearch, Query: "report from:priya is:read after:1y", Notmuch: "report and from:priya and not tag:unread and date:" + yearAgo + ".."},
+		{Name: "list INBOX", Tool: generated.ToolMailList, Folder: "INBOX", Notmuch: `folder:""`},
+		{Name: "list unread", Tool: generated.ToolMailList, Unread: true, Notmuch: `tag:unread and folder:""`,
+			Note: generated.ToolMailList + " lists INBOX unless told another folder"},
 	}
 	for i := range qs {
 		q := &qs[i]
 		var a any
-		if q.Tool == "mail_search" {
+		if q.Tool == generated.ToolMailSearch {
 			a = map[string]any{"query": q.Query, "limit": 50}
 		} else {
 			m := map[string]any{"limit": 50}
@@ -787,7 +788,7 @@ func withCountOnly(args string) string {
 // (MailSearch and MailList), for the visible accounts.
 func filterFor(q mailQuery, now time.Time) (*store.Filter, error) {
 	accts := []string{mailAccount}
-	if q.Tool == "mail_search" {
+	if q.Tool == generated.ToolMailSearch {
 		parsed, err := search.Parse(q.Query, now)
 		if err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/corpus"
@@ -32,7 +33,7 @@ import (
 var demoNow = time.Now
 
 // demoGrant is what the demo's agent was granted: it may read and draft, but not send.
-const demoGrant = "read,read:bodies,drafts:write"
+const demoGrant = generated.ScopeRead + "," + generated.ScopeReadBodies + "," + generated.ScopeDraftsWrite
 
 // demoMaxLines cuts a long answer in the demo's output (never in what an agent gets).
 const demoMaxLines = 16
@@ -149,7 +150,7 @@ func demoSession(reg *dispatch.Registry, count int, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "postern demo: %d made-up messages for %s (example.* names only), in a temporary store.\n", count, corpus.OwnerName)
-	fmt.Fprintf(stdout, "The agent is granted %s (not mail:send). Each step below is one\n", strings.Join(strings.Split(demoGrant, ","), ", "))
+	fmt.Fprintf(stdout, "The agent is granted %s (not %s). Each step below is one\n", strings.Join(strings.Split(demoGrant, ","), ", "), generated.ScopeMailSend)
 	fmt.Fprintln(stdout, "call through the same scopes, masks and frames as postern mcp, with the text the agent gets back.")
 	fmt.Fprintln(stdout, "Nothing is saved or sent, and no server is contacted.")
 
@@ -185,8 +186,8 @@ func demoSession(reg *dispatch.Registry, count int, stdout io.Writer) error {
 		return out, nil
 	}
 
-	list, err := call("The newest mail, as metadata (scope read): each value a quoted string",
-		"mail_list", map[string]any{"limit": 4, "fields": []string{"date", "from", "subject", "flags"}})
+	list, err := call("The newest mail, as metadata (scope "+generated.ScopeRead+"): each value a quoted string",
+		generated.ToolMailList, map[string]any{"limit": 4, "fields": []string{"date", "from", "subject", "flags"}})
 	if err != nil {
 		return err
 	}
@@ -205,15 +206,15 @@ func demoSession(reg *dispatch.Registry, count int, stdout io.Writer) error {
 		args          map[string]any
 	}{
 		{"A sign-in code, masked when it was synced: the agent reads [code hidden]",
-			"mail_show", map[string]any{"id": ids["code"]}},
+			generated.ToolMailShow, map[string]any{"id": ids["code"]}},
 		{"A stranger's orders, framed as data: a fake marker inside stays inside",
-			"mail_show", map[string]any{"id": ids["inject"]}},
+			generated.ToolMailShow, map[string]any{"id": ids["inject"]}},
 		{"A thread of three messages, the person's own reply in Sent among them",
-			"mail_thread", map[string]any{"id": ids["thread"]}},
-		{"A draft reply, prepared and not saved: a preview, and a token for mail_draft_commit",
-			"mail_draft", map[string]any{"reply_to": ids["thread"], "body": "Yes, please go ahead with the second printer. Thank you!\n\nSam"}},
-		{"Sending is refused: the grant lacks mail:send, and the answer names it",
-			"mail_send", map[string]any{"reply_to": ids["thread"], "body": "Yes, please go ahead with the second printer. Thank you!\n\nSam"}},
+			generated.ToolMailThread, map[string]any{"id": ids["thread"]}},
+		{"A draft reply, prepared and not saved: a preview, and a token for " + generated.ToolMailDraftCommit,
+			generated.ToolMailDraft, map[string]any{"reply_to": ids["thread"], "body": "Yes, please go ahead with the second printer. Thank you!\n\nSam"}},
+		{"Sending is refused: the grant lacks " + generated.ScopeMailSend + ", and the answer names it",
+			generated.ToolMailSend, map[string]any{"reply_to": ids["thread"], "body": "Yes, please go ahead with the second printer. Thank you!\n\nSam"}},
 	}
 	for _, s := range steps {
 		if _, err := call(s.heading, s.tool, s.args); err != nil {

@@ -657,9 +657,9 @@ file: doctor checks against it, repair restores it, and running setup again with
 is how to change it.
 
 ` + strings.TrimSuffix(presetsHelp(), "\n")),
-		Example: `  postern integrations setup claude-desktop --preset reader
-  postern integrations setup claude-code codex --scopes read,read:bodies --yes
-  postern integrations setup json --preset metadata     prints a snippet to paste`,
+		Example: `  postern integrations setup claude-desktop --preset ` + generated.PresetReader + `
+  postern integrations setup claude-code codex --scopes ` + generated.ScopeRead + "," + generated.ScopeReadBodies + ` --yes
+  postern integrations setup json --preset ` + generated.PresetMetadata + `     prints a snippet to paste`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("%s needs a host (hosts: %s); %s", cmd.CommandPath(), strings.Join(integrations.IDs(), ", "), helpHint(cmd))

@@ -276,7 +276,7 @@ Agent hosts start this command themselves once registered (postern integrations
 setup HOST). The tools an agent sees are those of the granted scopes; with
 --account, only those accounts are visible and every other one is hidden.
 postern refuses to start when an --account names no configured account.`,
-		Example: `  postern mcp --scopes read,read:bodies
+		Example: `  postern mcp --scopes ` + generated.ScopeRead + "," + generated.ScopeReadBodies + `
   postern mcp --account work --config ~/.config/postern/config.toml`,
 		Args: noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
@@ -318,9 +318,9 @@ func newCallCmd(stdout, stderr io.Writer) *cobra.Command {
 gets, and print the text it would read (or, with --json, the structured result).
 The arguments are one JSON object. An --account that names no configured
 account is refused.`,
-		Example: `  postern call status
-  postern call mail_search '{"query":"from:alice after:2025-01-01"}' --scopes read
-  postern call docs '{"page":"scopes"}' --json`,
+		Example: `  postern call ` + generated.ToolStatus + `
+  postern call ` + generated.ToolMailSearch + ` '{"query":"from:alice after:2025-01-01"}' --scopes ` + generated.ScopeRead + `
+  postern call ` + generated.ToolDocs + ` '{"page":"scopes"}' --json`,
 		Args: rangeArgs(1, 2, "a tool name and, optionally, its arguments as one JSON object"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {

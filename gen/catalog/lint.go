@@ -27,7 +27,7 @@ var (
 
 var scalarTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true}
 
-// Lint applies the catalog's rules (SPEC §3) to a merged catalog.
+// Lint applies the catalog's rules to a merged catalog.
 func Lint(c *Catalog) Problems {
 	var ps Problems
 	add := func(p Pos, format string, args ...any) {
@@ -229,24 +229,24 @@ func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add fun
 	}
 	a := t.Annotations
 	isSync := strings.HasSuffix(t.Name, "_sync")
-	if a.ReadOnly && t.Effect != "none" && !(isSync && t.Effect == "local_write") {
-		add(p, "tool %s is read_only but its effect is %s; read-only tools have effect none (only a *_sync tool may be read_only with local_write)", t.Name, t.Effect)
+	if a.ReadOnly && t.Effect != EffectNone && !(isSync && t.Effect == EffectLocalWrite) {
+		add(p, "tool %s is read_only but its effect is %s; read-only tools have effect %s (only a *_sync tool may be read_only with %s)", t.Name, t.Effect, EffectNone, EffectLocalWrite)
 	}
-	if t.Effect == "none" && !a.ReadOnly {
+	if t.Effect == EffectNone && !a.ReadOnly {
 		add(p, "tool %s has effect none but is not read_only; mark it read_only: true", t.Name)
 	}
 	if a.ReadOnly && a.Destructive {
 		add(p, "tool %s is both read_only and destructive", t.Name)
 	}
-	if (t.Effect == "delete" || t.Effect == "send") && !a.Destructive {
+	if (t.Effect == EffectDelete || t.Effect == EffectSend) && !a.Destructive {
 		add(p, "tool %s has effect %s, which cannot be undone; mark it destructive: true", t.Name, t.Effect)
 	}
 	switch t.Effect {
-	case "send", "remote_write", "delete":
+	case EffectSend, EffectRemoteWrite, EffectDelete:
 		if !t.PrepareCommit {
 			add(p, "tool %s has effect %s and must be a prepare_commit pair (prepare_commit: true)", t.Name, t.Effect)
 		}
-	case "none":
+	case EffectNone:
 		if t.PrepareCommit {
 			add(p, "tool %s has effect none; there is nothing to commit, remove prepare_commit", t.Name)
 		}

@@ -3,8 +3,8 @@ package catalog
 import "strings"
 
 // AsksPerson reports whether a commit of this effect waits for the person's
-// approval (SPEC §7): sending and deleting cannot be undone.
-func AsksPerson(effect string) bool { return effect == "send" || effect == "delete" }
+// approval: sending and deleting cannot be undone.
+func AsksPerson(effect string) bool { return effect == EffectSend || effect == EffectDelete }
 
 // TokenPattern is the shape of an approval token (internal/approval: 32
 // random bytes, base64url without padding).

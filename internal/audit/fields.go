@@ -3,7 +3,6 @@ package audit
 import (
 	"encoding/json"
 	"math"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,7 +19,7 @@ import (
 // log cares: which of its values carry no stranger's text and are kept as they were. A name
 // several tools use takes the union of what each accepts.
 type arg struct {
-	free     bool             // free text in some tool (audit:"free_text"): length only in every tool
+	free     bool             // free text in some tool (ToolSpec.FreeText): length only in every tool
 	integer  bool             // a whole number is kept (limits, counts)
 	enum     map[string]bool  // a string among these is kept
 	patterns []*regexp.Regexp // a string matching one of these is kept (ids, cursors, page names)
@@ -54,13 +53,9 @@ var catalogArgs = sync.OnceValue(func() map[string]*arg {
 			a.merge(p, name == queryArg)
 		}
 		// A token sent to the prepare half, or a subject to any tool, is free text there too.
-		if at := reflect.TypeOf(spec.NewArgs()); at.Kind() == reflect.Pointer && at.Elem().Kind() == reflect.Struct {
-			for i := 0; i < at.Elem().NumField(); i++ {
-				f := at.Elem().Field(i)
-				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-				if a := out[name]; a != nil && f.Tag.Get("audit") == "free_text" {
-					a.free = true
-				}
+		for _, name := range spec.FreeText {
+			if a := out[name]; a != nil {
+				a.free = true
 			}
 		}
 	}

@@ -26,6 +26,11 @@ const (
 	// ModeHost lets the commit run once the host's own prompt for the commit
 	// tool was accepted: postern asks nothing more.
 	ModeHost = "host"
+
+	// modeAsk asks the person through the client (MCP elicitation); modeNone
+	// is a commit that needs no approval (an approval mode, not an effect).
+	modeAsk  = "ask"
+	modeNone = "none"
 )
 
 // Request is what the person is asked to approve.
@@ -98,9 +103,9 @@ func ref(token string) string {
 func (r *Registry) modeFor(commit *generated.ToolSpec, info CallInfo) string {
 	switch {
 	case !commit.Approval:
-		return "none"
+		return modeNone
 	case info.Ask != nil || info.Rounds != nil:
-		return "ask"
+		return modeAsk
 	case r.approvals != nil && r.approvals.Mode != nil && r.approvals.Mode() == ModeHost:
 		return ModeHost
 	default:
@@ -188,7 +193,7 @@ func (r *Registry) committed(ctx context.Context, t *Tool, pc *generated.Pending
 		switch mode := r.modeFor(t.Spec, info); {
 		case info.Rounds != nil:
 			yes = info.Rounds.Answer == "accept"
-		case mode == "ask":
+		case mode == modeAsk:
 			yes, err = info.Ask(ctx, q)
 		case mode == ModeHost:
 			yes = true

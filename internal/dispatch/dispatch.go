@@ -235,25 +235,13 @@ func New(h generated.Handlers) (*Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the output schema of %s is missing from the binary; run go generate ./... and rebuild", spec.Name)
 		}
-		t := &Tool{Spec: spec, Input: compact(in), Output: compact(out)}
-		var s struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
+		var s map[string]json.RawMessage
 		if err := json.Unmarshal(in, &s); err != nil {
 			return nil, fmt.Errorf("the input schema of %s is not valid JSON: %w", spec.Name, err)
 		}
-		for k := range s.Properties {
-			t.accepted = append(t.accepted, k)
-		}
-		sort.Strings(t.accepted)
-		t.freeText = map[string]bool{}
-		if at := reflect.TypeOf(spec.NewArgs()).Elem(); at.Kind() == reflect.Struct {
-			for i := 0; i < at.NumField(); i++ {
-				if at.Field(i).Tag.Get("audit") == "free_text" {
-					name, _, _ := strings.Cut(at.Field(i).Tag.Get("json"), ",")
-					t.freeText[name] = true
-				}
-			}
+		t := &Tool{Spec: spec, Input: compact(in), Output: compact(out), accepted: spec.Args, freeText: map[string]bool{}}
+		for _, name := range spec.FreeText {
+			t.freeText[name] = true
 		}
 		r.tools = append(r.tools, t)
 		r.byName[spec.Name] = t
@@ -285,9 +273,6 @@ func (r *Registry) Allowed(g Grant) []*Tool {
 	}
 	return out
 }
-
-// Accepted lists the argument names a tool takes, sorted.
-func (t *Tool) Accepted() []string { return t.accepted }
 
 func (t *Tool) compiled() (*jsonschema.Schema, error) {
 	t.once.Do(func() {
@@ -419,10 +404,10 @@ func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *
 		return &Result{Text: sentence(safeLine(err.Error())), IsError: true}
 	}
 	switch t.Spec.Phase {
-	case "prepare":
+	case generated.PhasePrepare:
 		act, _ := out.(*generated.Action)
 		return r.prepared(ctx, t, act)
-	case "commit":
+	case generated.PhaseCommit:
 		pc, _ := out.(*generated.PendingCommit)
 		if pc == nil || pc.Action == nil {
 			return errorResult("%s prepared no action; this is a bug in postern.", t.Spec.Name)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/search"
@@ -51,7 +52,7 @@ func (e *FolderError) Error() string {
 	}
 	switch {
 	case e.Empty:
-		return fmt.Sprintf("no folder %q %s: no folder is stored yet; run postern sync (or mail_sync) first", name, where)
+		return fmt.Sprintf("no folder %q %s: no folder is stored yet; run postern sync (or %s) first", name, where, generated.ToolMailSync)
 	case len(e.Unsynced) > 0:
 		// The folder may still come: say so rather than send the agent looking for another.
 		msg := fmt.Sprintf("no folder %q %s yet: the first sync of %s has not finished, so it may still come; try again when postern sync ends", name, where, strings.Join(e.Unsynced, ", "))
@@ -62,7 +63,7 @@ func (e *FolderError) Error() string {
 	case len(e.Nearest) > 0:
 		return fmt.Sprintf("no folder %q %s; the nearest: %s", name, where, strings.Join(e.Nearest, ", "))
 	}
-	return fmt.Sprintf("no folder %q %s; mail_folders lists the folders", name, where)
+	return fmt.Sprintf("no folder %q %s; %s lists the folders", name, where, generated.ToolMailFolders)
 }
 
 // folderKey is a folder name compared without regard to case, with / and .

@@ -402,7 +402,7 @@ func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (
 	if err != nil {
 		return nil, err
 	}
-	f := &store.Filter{Accounts: accts, Query: q, Bodies: hasScope(ctx, "read:bodies"), Threads: a.Threads, Before: before, Limit: a.Limit}
+	f := &store.Filter{Accounts: accts, Query: q, Bodies: hasScope(ctx, generated.ScopeReadBodies), Threads: a.Threads, Before: before, Limit: a.Limit}
 	return s.page(ctx, f, a.Fields, a.CountOnly)
 }
 
@@ -446,7 +446,7 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 		return nil, err
 	}
 	// The folder is found by the store, as mail_list's (store.FolderError).
-	f := &store.Filter{Accounts: accts, Folder: deref(a.Folder), Bodies: hasScope(ctx, "read:bodies")}
+	f := &store.Filter{Accounts: accts, Folder: deref(a.Folder), Bodies: hasScope(ctx, generated.ScopeReadBodies)}
 	if q := deref(a.Query); q != "" {
 		if f.Query, err = s.parseQuery(q); err != nil {
 			return nil, err
@@ -479,7 +479,7 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 // message finds a visible message by the id an agent gave.
 func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.Row, error) {
 	n, ok := store.DecodeID(id)
-	notFound := errors.New("there is no such message here; use an id from mail_list or mail_search")
+	notFound := errors.New("there is no such message here; use an id from " + generated.ToolMailList + " or " + generated.ToolMailSearch)
 	if !ok {
 		return nil, nil, notFound
 	}
@@ -500,8 +500,8 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 
 // MailThread implements mail_thread; with text, threadText (thread.go).
 func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (*generated.Thread, error) {
-	if a.Text && !hasScope(ctx, "read:bodies") {
-		return nil, errors.New(`mail_thread with text needs the scope "read:bodies", which this connection was not granted; call it without text, or ask the person to grant read:bodies`)
+	if a.Text && !hasScope(ctx, generated.ScopeReadBodies) {
+		return nil, errors.New(generated.ToolMailThread + " with text needs the scope " + strconv.Quote(generated.ScopeReadBodies) + ", which this connection was not granted; call it without text, or ask the person to grant " + generated.ScopeReadBodies)
 	}
 	st, r, err := s.message(ctx, a.ID)
 	if err != nil {
@@ -751,7 +751,7 @@ func (s *Service) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*gen
 			}
 		}
 		if len(one) == 0 {
-			return nil, errors.New("there is no such account here; the accounts tool lists the accounts you can use")
+			return nil, errors.New("there is no such account here; the " + generated.ToolAccounts + " tool lists the accounts you can use")
 		}
 		accts = one
 	}

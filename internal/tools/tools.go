@@ -1,6 +1,6 @@
 // Package tools implements the catalog's tools (the generated Handlers
-// interface) and the resources the server offers. It reads configuration and,
-// later, the store; it never returns an account's secret or how it is obtained.
+// interface) and the resources the server offers. It reads the configuration and
+// the store; it never returns an account's secret or how it is obtained.
 package tools
 
 import (
@@ -211,7 +211,7 @@ func pageNames() string {
 // docsResource is the catalog's docs resource template.
 func docsResource() (generated.ResourceSpec, bool) {
 	for _, r := range generated.Resources {
-		if r.Name == "docs" {
+		if r.Name == generated.ResourceDocs {
 			return r, true
 		}
 	}
