@@ -1,4 +1,4 @@
-// Package approval keeps the tokens of prepare/commit pairs (SPEC §7): a
+// Package approval keeps the tokens of prepare/commit pairs: a
 // prepare step issues a token bound to the connection, the account, the tool,
 // the effect and the SHA-256 of the normalized payload; the commit step
 // redeems it, once, before it expires. Tokens live in memory only: a restarted

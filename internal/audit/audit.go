@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -59,80 +58,6 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		Time string `json:"time"`
 		plain
 	}{e.Time.UTC().Format(TimeLayout), plain(e)})
-}
-
-// appendEntry appends e as MarshalJSON writes it, without reflection: the
-// audit line is written for every call.
-func appendEntry(b []byte, e *Entry) ([]byte, error) {
-	b = append(b, `{"time":"`...)
-	b = e.Time.UTC().AppendFormat(b, TimeLayout)
-	b = append(b, `","client":`...)
-	b = appendString(b, e.Client)
-	if e.Era != "" {
-		b = append(b, `,"era":`...)
-		b = appendString(b, e.Era)
-	}
-	b = append(b, `,"tool":`...)
-	b = appendString(b, e.Tool)
-	b = append(b, `,"args":`...)
-	switch {
-	case e.Args == nil:
-		b = append(b, "null"...)
-	case len(e.Args) == 0:
-		b = append(b, "{}"...)
-	default:
-		a, err := json.Marshal(e.Args)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, a...)
-	}
-	b = append(b, `,"ok":`...)
-	b = strconv.AppendBool(b, e.OK)
-	if e.Error != "" {
-		b = append(b, `,"error":`...)
-		b = appendString(b, e.Error)
-	}
-	if len(e.IDs) > 0 {
-		b = append(b, `,"ids":[`...)
-		for i, id := range e.IDs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, id)
-		}
-		b = append(b, ']')
-	}
-	if e.IDsMore != 0 {
-		b = append(b, `,"ids_more":`...)
-		b = strconv.AppendInt(b, int64(e.IDsMore), 10)
-	}
-	b = append(b, `,"length":`...)
-	b = strconv.AppendInt(b, int64(e.Length), 10)
-	b = append(b, `,"duration_ms":`...)
-	b = strconv.AppendInt(b, e.DurationMS, 10)
-	if e.Approval != "" {
-		b = append(b, `,"approval":`...)
-		b = appendString(b, e.Approval)
-	}
-	if e.Outcome != "" {
-		b = append(b, `,"outcome":`...)
-		b = appendString(b, e.Outcome)
-	}
-	return append(b, '}'), nil
-}
-
-// appendString appends s as JSON; strings of plain ASCII are copied as they are.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // Log appends entries to the month files under stateDir/audit.
@@ -194,14 +119,12 @@ func (l *Log) WriteAll(es []Entry) error {
 			flush()
 			month = m
 		}
-		n := len(buf)
-		var err error
-		if buf, err = appendEntry(buf, e); err != nil {
-			buf = buf[:n]
+		line, err := json.Marshal(e)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("audit entry for %s cannot be encoded as JSON (pass args through Summarize): %w", e.Tool, err))
 			continue
 		}
-		buf = append(buf, '\n')
+		buf = append(append(buf, line...), '\n')
 	}
 	flush()
 	return errors.Join(errs...)

@@ -403,27 +403,3 @@ func TestTimeAlwaysHasMilliseconds(t *testing.T) {
 		}
 	}
 }
-
-// TestAppendEntryMatchesMarshalJSON: the line written without reflection is
-// byte for byte what encoding/json writes through Entry.MarshalJSON.
-func TestAppendEntryMatchesMarshalJSON(t *testing.T) {
-	at := time.Date(2026, 11, 30, 7, 8, 9, 123456789, time.FixedZone("x", 3600))
-	for i, e := range []Entry{
-		{Time: at, Client: "cli", Tool: "status", Args: map[string]any{}},
-		{Time: at, Client: "Claude \"Code\" <beta> & co", Era: "modern", Tool: "mail_show", Args: map[string]any{"id": "m1", "n": 3.5, "b": true, "q": map[string]any{"len": 12}}, OK: true, IDs: []string{"m1", "m\u00e9\n2"}, IDsMore: 4, Length: 1234, DurationMS: 56},
-		{Time: at, Client: "x", Tool: "docs", OK: false, Error: "bad \u2028 line\x01", Length: 0, DurationMS: -1},
-		{Time: at.Add(-time.Hour * 24 * 400), Client: "", Tool: "t", Args: map[string]any{"list": []any{"a", 1.0, nil}}},
-	} {
-		want, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := appendEntry(nil, &e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("entry %d:\n got %s\nwant %s", i, got, want)
-		}
-	}
-}

@@ -52,7 +52,7 @@
 //
 // KIND is a short word such as mail-text; MARK is 32 lowercase hex digits
 // from NewMark (128 bits from crypto/rand), fresh for each answer. A message
-// cannot close a frame because it cannot know the mark; FrameNote tells the
+// cannot close a frame because it cannot know the mark; the server's instructions tell the
 // agent so.
 package clean
 

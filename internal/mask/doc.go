@@ -1,4 +1,4 @@
-// Package mask hides secrets in mail before an agent or the search index sees them (SPEC §7).
+// Package mask hides secrets in mail before an agent or the search index sees them.
 // It never logs, stores or returns what it masks, and its markers hold no digit of a secret.
 //
 // What goes: one-time codes and every link of a message that carries one, sign-in, magic, reset

@@ -1,4 +1,4 @@
-// Package search parses the mail search language agents write (SPEC §6):
+// Package search parses the mail search language agents write:
 // words, "phrases", -excluded, the last word as a prefix, the operators
 // from: to: cc: subject: in: account: is: has: after: before: larger: smaller:,
 // OR between conditions and ( ) groups, a - before a group negating it.

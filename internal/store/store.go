@@ -318,20 +318,6 @@ func FlagBits(flags []string) int {
 	return b
 }
 
-// FlagNames lists the IMAP flags of bits, in a fixed order.
-func FlagNames(b int) []string {
-	var out []string
-	for _, f := range []struct {
-		bit  int
-		name string
-	}{{FlagSeen, `\Seen`}, {FlagFlagged, `\Flagged`}, {FlagAnswered, `\Answered`}, {FlagDraft, `\Draft`}, {FlagDeleted, `\Deleted`}} {
-		if b&f.bit != 0 {
-			out = append(out, f.name)
-		}
-	}
-	return out
-}
-
 // EncodeID turns a row id into the id agents see.
 func EncodeID(id int64) string { return "m" + strconv.FormatInt(id, 36) }
 
