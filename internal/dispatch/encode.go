@@ -125,7 +125,7 @@ func tooLong(tool string, res *Result) *Result {
 
 func kb(n int) string { return fmt.Sprintf("%d KB", (n+1023)/1024) }
 
-// jsonLen is the length of s written as a JSON string by jsonrpc.AppendString,
+// jsonLen is the length of s written as a JSON string by encoding/json,
 // which the envelope uses: quote, backslash and controls escaped, and <, >, &,
 // U+2028, U+2029 and invalid bytes as \u escapes.
 func jsonLen(s string) int {

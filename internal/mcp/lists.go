@@ -72,10 +72,10 @@ func (s *Server) watchLists() (stop func()) {
 				continue
 			}
 			if tools != lastTools {
-				s.write([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`))
+				s.notify("notifications/tools/list_changed")
 			}
 			if res != lastRes {
-				s.write([]byte(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`))
+				s.notify("notifications/resources/list_changed")
 			}
 			lastTools, lastRes = tools, res
 		}

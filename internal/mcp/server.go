@@ -27,18 +27,6 @@ import (
 	"github.com/postern-mcp/postern/internal/jsonrpc"
 )
 
-// Protocol revisions.
-const (
-	Modern       = "2026-07-28"
-	LatestLegacy = "2025-11-25"
-)
-
-// LegacyVersions are the initialize-era revisions served, oldest first.
-var LegacyVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
-
-// Supported is every revision served, newest first.
-var Supported = []string{Modern, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-
 // Error codes beyond JSON-RPC's own.
 const (
 	CodeUnsupportedVersion = -32022
@@ -115,25 +103,23 @@ type Options struct {
 type Server struct {
 	opt Options
 
-	mu            sync.Mutex
-	legacyVersion string // negotiated by initialize; "" before
-	clientName    string
-	inflight      map[string]context.CancelFunc
-	grantPtr      uintptr
-	grantScopes   []string
-	grantCount    int
+	mu          sync.Mutex
+	negotiated  *revision // by initialize; nil before
+	clientName  string
+	inflight    map[string]context.CancelFunc
+	grantPtr    uintptr
+	grantScopes []string
+	grantCount  int
 
-	wg  sync.WaitGroup
-	out *jsonrpc.Writer
+	wg   sync.WaitGroup
+	conn *jsonrpc.Conn // every message out, and the answers to our requests
 
 	serverInfo     json.RawMessage
 	serverInfoMeta json.RawMessage
 
-	conn      string      // this connection's identity, for approval tokens
+	connID    string      // this connection's identity, for approval tokens
 	canElicit atomic.Bool // the legacy client declared form elicitation
 	ready     atomic.Bool // the legacy client sent notifications/initialized
-	asked     map[string]chan gjson.Result
-	askSeq    int
 }
 
 // New returns a server ready to Serve.
@@ -141,7 +127,7 @@ func New(opt Options) *Server {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
 	}
-	s := &Server{opt: opt, inflight: map[string]context.CancelFunc{}, asked: map[string]chan gjson.Result{}, conn: newConnID()}
+	s := &Server{opt: opt, inflight: map[string]context.CancelFunc{}, connID: newConnID()}
 	s.serverInfo, _ = json.Marshal(map[string]string{"name": generated.ServerName, "title": generated.ServerTitle, "version": opt.Version})
 	s.serverInfoMeta, _ = json.Marshal(map[string]json.RawMessage{metaServerInfo: s.serverInfo})
 	return s
@@ -150,7 +136,7 @@ func New(opt Options) *Server {
 // Serve reads messages from in until it closes, answering each on out. It
 // returns after every answer has been written and flushed.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	s.out = jsonrpc.NewWriter(out)
+	s.conn = jsonrpc.NewConn(out, askIDPrefix)
 	r := jsonrpc.NewReader(in)
 	stopWatch := s.watchLists()
 	defer stopWatch()
@@ -161,7 +147,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			break
 		}
 		if errors.Is(err, jsonrpc.ErrLineTooLong) || errors.Is(err, jsonrpc.ErrNotUTF8) {
-			s.write(jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: "+err.Error()+"; the line was skipped")))
+			s.write(jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: "+err.Error()+"; the line was skipped")))
 			continue
 		}
 		if err != nil {
@@ -172,28 +158,33 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			s.batch(ctx, line)
 			continue
 		}
-		if isResponse(line) {
-			s.deliver(line) // an answer to a request of ours; never answered itself
+		msg, perr := jsonrpc.Parse(line)
+		if perr == nil && msg.IsResponse() {
+			s.conn.Deliver(msg) // an answer to a request of ours; never answered itself
 			continue
 		}
-		if resp := s.handle(ctx, line, true); resp != nil {
+		if resp := s.handle(ctx, msg, perr, true); resp != nil {
 			s.write(resp)
 		}
 	}
+	s.conn.Close() // no answer can come any more: a call waiting for one ends now
 	stopWatch()
 	s.wg.Wait()
-	if err := s.out.Flush(); err != nil && readErr == nil {
+	if err := s.conn.Flush(); err != nil && readErr == nil {
 		readErr = err
 	}
 	return readErr
 }
 
 func (s *Server) write(msg []byte) {
-	if err := s.out.WriteLine(msg); err != nil {
+	if err := s.conn.Send(msg); err != nil {
 		fmt.Fprintf(s.opt.Stderr, "postern: cannot write to standard output: %v\n", err)
-		return
 	}
-	if err := s.out.Flush(); err != nil {
+}
+
+// notify sends a notification that has no params.
+func (s *Server) notify(method string) {
+	if err := s.conn.Notify(method, nil); err != nil {
 		fmt.Fprintf(s.opt.Stderr, "postern: cannot write to standard output: %v\n", err)
 	}
 }
@@ -201,80 +192,95 @@ func (s *Server) write(msg []byte) {
 // batch answers a JSON array of messages where the negotiated revision allows it.
 func (s *Server) batch(ctx context.Context, line []byte) {
 	if !gjson.ValidBytes(line) {
-		s.write(jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")))
+		s.write(jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")))
 		return
 	}
 	s.mu.Lock()
-	v := s.legacyVersion
+	rev := s.negotiated
 	s.mu.Unlock()
 	items := gjson.ParseBytes(line).Array()
-	if v != "2025-03-26" {
-		why := "this connection has not negotiated 2025-03-26, the only revision that allows batches"
-		if v != "" {
-			why = "protocol revision " + v + " does not allow batches"
+	if rev == nil || !rev.Batches {
+		why := "this connection has not negotiated " + batchVersions + ", the only revision that allows batches"
+		if rev != nil {
+			why = "protocol revision " + rev.Version + " does not allow batches"
 		}
-		s.write(jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why+"; send one message per line")))
+		s.write(jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why+"; send one message per line")))
 		return
 	}
 	if len(items) == 0 {
-		s.write(jsonrpc.AppendError(nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch")))
+		s.write(jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch")))
 		return
 	}
 	var parts [][]byte
 	for _, it := range items {
-		if resp := s.handle(ctx, []byte(it.Raw), false); resp != nil {
+		msg, perr := jsonrpc.Parse([]byte(it.Raw))
+		if perr == nil && msg.IsResponse() {
+			// No revision with batches has requests from the server.
+			perr = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: this server sends no requests on a "+rev.Version+" connection, so it takes no responses")
+		}
+		if resp := s.handle(ctx, msg, perr, false); resp != nil {
 			parts = append(parts, resp)
 		}
 	}
 	if len(parts) == 0 {
 		return
 	}
-	buf := []byte{'['}
-	for i, p := range parts {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, p...)
+	b, err := jsonrpc.EncodeBatch(parts)
+	if err != nil {
+		b = jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the batch's answers could not be encoded: "+err.Error()))
 	}
-	s.write(append(buf, ']'))
+	s.write(b)
 }
 
 // request is one request being answered.
 type request struct {
-	msg     *jsonrpc.Message
-	modern  bool
-	version string
-	client  string
-	elicit  bool // a 2026-07-28 client that declared elicitation
+	msg    *jsonrpc.Message
+	params gjson.Result // msg.Params; non-existent when absent
+	// Members of an object params every method may look at (non-existent when absent).
+	meta, name, arguments gjson.Result
+	rev                   *revision
+	client                string
+	elicit                bool // a 2026-07-28 client that declared elicitation
 }
 
-// handle answers one message. It returns the encoded response, or nil when
-// there is nothing to send now (a notification, or a call answered later when
-// async is true).
-func (s *Server) handle(ctx context.Context, line []byte, async bool) (resp []byte) {
-	msg, perr := jsonrpc.Parse(line)
+// newRequest reads msg's params once.
+func newRequest(msg *jsonrpc.Message) *request {
+	req := &request{msg: msg}
+	if msg.Params == nil {
+		return req
+	}
+	req.params = gjson.ParseBytes(msg.Params)
+	if req.params.IsObject() {
+		req.params.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "_meta":
+				req.meta = v
+			case "name":
+				req.name = v
+			case "arguments":
+				req.arguments = v
+			}
+			return true
+		})
+	}
+	return req
+}
+
+// errorAnswer encodes e as the answer to req.
+func errorAnswer(req *request, e *jsonrpc.Error) []byte { return jsonrpc.EncodeError(req.msg.ID, e) }
+
+// handle answers one parsed message (perr is what Parse refused it with). It
+// returns the encoded response, or nil when there is nothing to send now (a
+// notification, or a call answered later when async is true).
+func (s *Server) handle(ctx context.Context, msg *jsonrpc.Message, perr *jsonrpc.Error, async bool) (resp []byte) {
 	if perr != nil {
-		if msg != nil && msg.ID == nil && perr.Code != jsonrpc.CodeParseError && gjson.GetBytes(line, "id").Exists() {
-			// an id of a forbidden type: answer with null
-			return jsonrpc.AppendError(nil, nil, perr)
-		}
-		if msg != nil && msg.ID == nil && msg.Method == "" && !gjson.GetBytes(line, "method").Exists() {
-			return jsonrpc.AppendError(nil, nil, perr)
-		}
-		if msg != nil && msg.ID == nil {
-			return nil // a malformed notification is not answered
-		}
-		var id json.RawMessage
-		if msg != nil {
-			id = msg.ID
-		}
-		return jsonrpc.AppendError(nil, id, perr)
+		return jsonrpc.Refusal(msg, perr)
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(s.opt.Stderr, "postern: panic answering %s: %v\n%s", msg.Method, p, debug.Stack())
 			if msg.ID != nil {
-				resp = jsonrpc.AppendError(nil, msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: postern failed on this request and logged why on its standard error; the connection is still open"))
+				resp = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: postern failed on this request and logged why on its standard error; the connection is still open"))
 			} else {
 				resp = nil
 			}
@@ -284,11 +290,11 @@ func (s *Server) handle(ctx context.Context, line []byte, async bool) (resp []by
 		s.notification(msg)
 		return nil
 	}
-	req, rerr := s.classify(msg)
-	if rerr != nil {
-		return jsonrpc.AppendError(nil, msg.ID, rerr)
+	req := newRequest(msg)
+	if rerr := s.classify(req); rerr != nil {
+		return errorAnswer(req, rerr)
 	}
-	if req.modern {
+	if req.rev.Modern {
 		return s.modern(ctx, req, async)
 	}
 	return s.legacy(ctx, req, async)
@@ -298,11 +304,11 @@ func (s *Server) notification(msg *jsonrpc.Message) {
 	switch msg.Method {
 	case "notifications/initialized":
 		s.mu.Lock()
-		legacy := s.legacyVersion != ""
+		legacy := s.negotiated != nil
 		s.mu.Unlock()
 		s.ready.Store(legacy)
 	case "notifications/cancelled":
-		id := msg.Params.Get("requestId").Raw
+		id := gjson.GetBytes(msg.Params, "requestId").Raw
 		s.mu.Lock()
 		cancel := s.inflight[id]
 		s.mu.Unlock()
@@ -313,67 +319,64 @@ func (s *Server) notification(msg *jsonrpc.Message) {
 }
 
 // classify decides the era of a request from its _meta (2026-07-28) or the
-// connection's initialize (legacy).
-func (s *Server) classify(msg *jsonrpc.Message) (*request, *jsonrpc.Error) {
-	meta := msg.Meta
+// connection's initialize (legacy), and sets req.rev.
+func (s *Server) classify(req *request) *jsonrpc.Error {
+	msg, meta := req.msg, req.meta
 	if meta.Exists() && !meta.IsObject() {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must be an object")
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must be an object")
 	}
 	ver := meta.Get(pathVersion)
 	if ver.Exists() {
 		if ver.Type != gjson.String {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaVersion+" must be a string")
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaVersion+" must be a string")
 		}
-		switch {
-		case ver.Str == Modern:
-			return s.modernRequest(msg, meta)
-		case isLegacy(ver.Str):
+		switch rev := lookupRevision(ver.Str); {
+		case rev != nil && rev.Modern:
+			return s.modernRequest(req, rev)
+		case rev != nil:
 			// A legacy revision named in _meta: served as legacy.
 		default:
 			e := jsonrpc.NewError(CodeUnsupportedVersion, "Unsupported protocol version "+strconv.Quote(ver.Str)+"; use one of "+strings.Join(Supported, ", "))
 			e.Data = map[string]any{"supported": Supported, "requested": ver.Str}
-			return nil, e
+			return e
 		}
 	} else if meta.Get(pathCapabilities).Exists() || meta.Get(pathClientInfo).Exists() || msg.Method == "server/discover" {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must carry "+metaVersion+" (\""+Modern+"\") and "+metaCapabilities+" on every 2026-07-28 request")
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must carry "+metaVersion+" (\""+Modern+"\") and "+metaCapabilities+" on every 2026-07-28 request")
 	}
 	s.mu.Lock()
-	v, client := s.legacyVersion, s.clientName
+	rev, client := s.negotiated, s.clientName
 	s.mu.Unlock()
-	if v == "" && msg.Method != "initialize" && msg.Method != "ping" {
+	if rev == nil && msg.Method != "initialize" && msg.Method != "ping" {
 		if _, known := legacyMethods[msg.Method]; !known {
-			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method)
+			return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method)
 		}
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+msg.Method+" carries no _meta "+metaVersion+" and no initialize came first; send initialize, or the 2026-07-28 _meta fields on every request")
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+msg.Method+" carries no _meta "+metaVersion+" and no initialize came first; send initialize, or the 2026-07-28 _meta fields on every request")
 	}
-	return &request{msg: msg, version: v, client: client}, nil
+	if rev == nil {
+		rev = noRevision
+	}
+	req.rev, req.client = rev, client
+	return nil
 }
 
-func (s *Server) modernRequest(msg *jsonrpc.Message, meta gjson.Result) (*request, *jsonrpc.Error) {
+func (s *Server) modernRequest(req *request, rev *revision) *jsonrpc.Error {
+	meta := req.meta
 	caps := meta.Get(pathCapabilities)
 	if !caps.Exists() {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta is missing the required "+metaCapabilities+" ({} when the client has none)")
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta is missing the required "+metaCapabilities+" ({} when the client has none)")
 	}
 	if !caps.IsObject() {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaCapabilities+" must be an object")
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaCapabilities+" must be an object")
 	}
-	req := &request{msg: msg, modern: true, version: Modern, elicit: caps.Get("elicitation").IsObject()}
+	req.rev = rev
+	req.elicit = rev.Elicitation && caps.Get("elicitation").IsObject()
 	if ci := meta.Get(pathClientInfo); ci.Exists() {
 		if !ci.IsObject() || ci.Get("name").Type != gjson.String {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaClientInfo+" must be an object with a name")
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaClientInfo+" must be an object with a name")
 		}
 		req.client = ci.Get("name").Str
 	}
-	return req, nil
-}
-
-func isLegacy(v string) bool {
-	for _, l := range LegacyVersions {
-		if l == v {
-			return true
-		}
-	}
-	return false
+	return nil
 }
 
 // legacyMethods are the methods answered after initialize.
@@ -395,9 +398,9 @@ func (s *Server) modern(ctx context.Context, req *request, async bool) []byte {
 		return resp
 	}
 	if removedInModern[m.Method] {
-		return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" is not part of protocol "+Modern))
+		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" is not part of protocol "+Modern))
 	}
-	return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
+	return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 }
 
 func (s *Server) legacy(ctx context.Context, req *request, async bool) []byte {
@@ -406,12 +409,12 @@ func (s *Server) legacy(ctx context.Context, req *request, async bool) []byte {
 	case "initialize":
 		return s.initialize(req)
 	case "ping":
-		return jsonrpc.AppendResult(nil, m.ID, json.RawMessage("{}"))
+		return s.result(req, map[string]any{}, false)
 	}
 	if resp, ok := s.common(ctx, req, async); ok {
 		return resp
 	}
-	return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
+	return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 }
 
 // common answers the methods both eras share; ok is false for any other method.
@@ -431,41 +434,40 @@ func (s *Server) common(ctx context.Context, req *request, async bool) (resp []b
 		return nil, false
 	}
 	if err != nil {
-		return jsonrpc.AppendError(nil, m.ID, err), true
+		return errorAnswer(req, err), true
 	}
 	return s.result(req, res, true), true
 }
 
 func (s *Server) initialize(req *request) []byte {
-	m := req.msg
 	s.mu.Lock()
-	already := s.legacyVersion != ""
+	already := s.negotiated != nil
 	s.mu.Unlock()
 	if already {
-		return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: this connection is already initialized; start a new one to negotiate again"))
+		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: this connection is already initialized; start a new one to negotiate again"))
 	}
-	asked := m.Params.Get("protocolVersion")
+	asked := req.params.Get("protocolVersion")
 	if asked.Type != gjson.String {
-		return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: initialize needs protocolVersion (a string such as \""+LatestLegacy+"\")"))
+		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: initialize needs protocolVersion (a string such as \""+LatestLegacy+"\")"))
 	}
-	v := LatestLegacy
-	if isLegacy(asked.Str) {
-		v = asked.Str
+	rev := legacyRevision(asked.Str)
+	if rev == nil {
+		rev = legacyRevision(LatestLegacy)
 	}
-	client := m.Params.Get("clientInfo.name").Str
+	client := req.params.Get("clientInfo.name").Str
 	// Form elicitation: an elicitation object that is empty (form implied) or names form.
-	el := m.Params.Get("capabilities.elicitation")
-	canElicit := v >= "2025-06-18" && el.IsObject() && (len(el.Map()) == 0 || el.Get("form").Exists())
+	el := req.params.Get("capabilities.elicitation")
+	canElicit := rev.Elicitation && el.IsObject() && (len(el.Map()) == 0 || el.Get("form").Exists())
 	s.mu.Lock()
-	s.legacyVersion, s.clientName = v, client
+	s.negotiated, s.clientName = rev, client
 	s.mu.Unlock()
 	s.canElicit.Store(canElicit)
 	info := s.serverInfo
-	if v < "2025-06-18" {
+	if !rev.Titles {
 		info, _ = json.Marshal(map[string]string{"name": generated.ServerName, "version": s.opt.Version})
 	}
 	res := map[string]any{
-		"protocolVersion": v,
+		"protocolVersion": rev.Version,
 		"capabilities": map[string]any{
 			"tools":     map[string]any{"listChanged": true},
 			"resources": map[string]any{"listChanged": true, "subscribe": false},
@@ -473,8 +475,7 @@ func (s *Server) initialize(req *request) []byte {
 		"serverInfo":   info,
 		"instructions": generated.Instructions,
 	}
-	b, _ := json.Marshal(res)
-	return jsonrpc.AppendResult(nil, m.ID, b)
+	return s.result(req, res, false)
 }
 
 func (s *Server) discover() map[string]any {
@@ -492,7 +493,7 @@ func (s *Server) discover() map[string]any {
 
 // result encodes res as the answer to req, adding what 2026-07-28 requires.
 func (s *Server) result(req *request, res map[string]any, cacheable bool) []byte {
-	if req.modern {
+	if req.rev.Modern {
 		res["resultType"] = "complete"
 		res["_meta"] = s.serverInfoMeta
 		if cacheable {
@@ -500,11 +501,22 @@ func (s *Server) result(req *request, res map[string]any, cacheable bool) []byte
 			res["cacheScope"] = cacheScope
 		}
 	}
+	// json.Marshal escapes HTML characters, as these answers always had them.
 	b, err := json.Marshal(res)
 	if err != nil {
-		return jsonrpc.AppendError(nil, req.msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the answer could not be encoded: "+err.Error()))
+		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the answer could not be encoded: "+err.Error()))
 	}
-	return jsonrpc.AppendResult(nil, req.msg.ID, b)
+	return s.encodeResult(req, json.RawMessage(b))
+}
+
+// encodeResult encodes res as the answer to req (HTML characters unescaped
+// but in json.RawMessage members), or an internal error when it cannot be.
+func (s *Server) encodeResult(req *request, res any) []byte {
+	b, err := jsonrpc.EncodeResult(req.msg.ID, res)
+	if err != nil {
+		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the answer could not be encoded: "+err.Error()))
+	}
+	return b
 }
 
 // PageSize is how many tools one tools/list page holds.
@@ -514,7 +526,7 @@ func (s *Server) toolsList(req *request) (map[string]any, *jsonrpc.Error) {
 	g := s.opt.Grant()
 	tools := s.opt.Registry.Allowed(g)
 	start := 0
-	if c := req.msg.Params.Get("cursor"); c.Exists() && c.Str != "" {
+	if c := req.params.Get("cursor"); c.Exists() && c.Str != "" {
 		n, ok := decodeCursor(c.Str)
 		if !ok || n > len(tools) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: the cursor is not one this server gave; list again without a cursor")
@@ -527,7 +539,7 @@ func (s *Server) toolsList(req *request) (map[string]any, *jsonrpc.Error) {
 	}
 	list := make([]json.RawMessage, 0, end-start)
 	for _, t := range tools[start:end] {
-		list = append(list, toolJSON(t, req.version))
+		list = append(list, toolJSON(t, req.rev))
 	}
 	res := map[string]any{"tools": list}
 	if end < len(tools) {
@@ -549,18 +561,17 @@ func decodeCursor(c string) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-var toolCache sync.Map // name+"|"+version class → json.RawMessage
+// toolKey names a tool as one revision lists it.
+type toolKey struct {
+	name                string
+	titles, annotations bool
+}
+
+var toolCache sync.Map // toolKey → json.RawMessage
 
 // toolJSON is a tool as listed, with the fields the revision knows.
-func toolJSON(t *dispatch.Tool, version string) json.RawMessage {
-	class := "full"
-	switch {
-	case version == "2024-11-05":
-		class = "2024"
-	case version == "2025-03-26":
-		class = "2025-03"
-	}
-	key := t.Spec.Name + "|" + class
+func toolJSON(t *dispatch.Tool, rev *revision) json.RawMessage {
+	key := toolKey{t.Spec.Name, rev.Titles, rev.Annotations}
 	if b, ok := toolCache.Load(key); ok {
 		return b.(json.RawMessage)
 	}
@@ -581,10 +592,10 @@ func toolJSON(t *dispatch.Tool, version string) json.RawMessage {
 	}
 	a := t.Spec.Annotations
 	out := tool{Name: t.Spec.Name, Description: t.Spec.Description, InputSchema: t.Input}
-	if class != "2024" {
+	if rev.Annotations {
 		out.Annotations = &annotations{Title: t.Spec.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}
 	}
-	if class == "full" {
+	if rev.Titles {
 		out.Title = t.Spec.Title
 		out.OutputSchema = t.Output
 	}
@@ -595,19 +606,19 @@ func toolJSON(t *dispatch.Tool, version string) json.RawMessage {
 
 func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte {
 	m := req.msg
-	name := m.Name
+	name := req.name
 	if name.Type != gjson.String || name.Str == "" {
-		return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs params.name, the tool to call"))
+		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs params.name, the tool to call"))
 	}
 	if s.opt.Registry.Lookup(name.Str) == nil {
-		return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)+"; call tools/list for the tools this connection offers"))
+		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)+"; call tools/list for the tools this connection offers"))
 	}
 	var args json.RawMessage
-	if a := m.Arguments; a.Exists() {
+	if a := req.arguments; a.Exists() {
 		args = json.RawMessage(a.Raw)
 	}
 	tool := s.opt.Registry.Lookup(name.Str)
-	inline := !async || tool.Spec.Effect == "none"
+	inline := !async || tool.Spec.Effect == generated.EffectNone
 	run := func() []byte {
 		g := s.opt.Grant()
 		cctx := ctx
@@ -628,27 +639,27 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 			}()
 		}
 		era := "legacy"
-		if req.modern {
+		if req.rev.Modern {
 			era = "modern"
 		}
 		scopes, count := s.grantInfo(g)
 		ci := dispatch.CallInfo{
-			Era: era, ProtocolVersion: req.version, ClientName: req.client,
-			Scopes: scopes, ToolCount: count, Connection: s.conn,
+			Era: era, ProtocolVersion: req.rev.Version, ClientName: req.client,
+			Scopes: scopes, ToolCount: count, Connection: s.connID,
 		}
-		if !req.modern && s.canElicit.Load() {
+		if !req.rev.Modern && s.canElicit.Load() {
 			ci.Ask = s.ask
 		}
 		if req.elicit && tool.Spec.Phase != "" { // only the halves of a pair read the round
 			ci.Rounds = &dispatch.Rounds{
-				Answer: m.Params.Get("inputResponses." + dispatch.ApproveInput + ".action").Str,
-				State:  m.Params.Get("requestState").Str,
+				Answer: req.params.Get("inputResponses." + dispatch.ApproveInput + ".action").Str,
+				State:  req.params.Get("requestState").Str,
 			}
 		}
 		cctx = dispatch.WithInfo(cctx, ci)
 		res, err := s.opt.Registry.Call(cctx, name.Str, args, g)
 		if err != nil {
-			return jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)))
+			return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)))
 		}
 		return s.callResult(req, res)
 	}
@@ -667,7 +678,7 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 			defer func() {
 				if p := recover(); p != nil {
 					fmt.Fprintf(s.opt.Stderr, "postern: panic in tools/call: %v\n%s", p, debug.Stack())
-					resp = jsonrpc.AppendError(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: postern failed on this call and logged why on its standard error"))
+					resp = errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: postern failed on this call and logged why on its standard error"))
 				}
 			}()
 			resp = run()
@@ -690,35 +701,48 @@ func (s *Server) grantInfo(g dispatch.Grant) ([]string, int) {
 	return s.grantScopes, s.grantCount
 }
 
-// callResult encodes a tools/call answer directly: the structured result is
-// already JSON and is not encoded twice.
+// inputRequired is a 2026-07-28 tools/call result asking the client first.
+type inputRequired struct {
+	ResultType    string          `json:"resultType"`
+	InputRequests json.RawMessage `json:"inputRequests"`
+	RequestState  string          `json:"requestState"`
+	Meta          json.RawMessage `json:"_meta"`
+}
+
+// textContent is one text block of a tools/call result.
+type textContent struct {
+	Type string          `json:"type"`
+	Text json.RawMessage `json:"text"` // the text as json.Marshal writes it
+}
+
+// callToolResult is a tools/call result, with the members the revision knows.
+type callToolResult struct {
+	Content           []textContent   `json:"content"`
+	IsError           bool            `json:"isError"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	ResultType        string          `json:"resultType,omitempty"`
+	Meta              json.RawMessage `json:"_meta,omitempty"`
+}
+
+// callResult encodes a tools/call answer. The text is escaped as
+// json.Marshal escapes it; the structured result is written as dispatch
+// encoded it (HTML characters unescaped).
 func (s *Server) callResult(req *request, r *dispatch.Result) []byte {
-	if r.InputRequests != nil && req.modern {
-		b := append([]byte(`{"jsonrpc":"2.0","id":`), req.msg.ID...)
-		b = append(b, `,"result":{"resultType":"input_required","inputRequests":`...)
-		b = append(b, r.InputRequests...)
-		b = append(b, `,"requestState":`...)
-		b = jsonrpc.AppendString(b, r.RequestState)
-		b = append(b, `,"_meta":`...)
-		b = append(b, s.serverInfoMeta...)
-		return append(b, "}}"...)
+	var res any
+	if r.InputRequests != nil && req.rev.Modern {
+		res = inputRequired{ResultType: "input_required", InputRequests: r.InputRequests, RequestState: r.RequestState, Meta: s.serverInfoMeta}
+	} else {
+		text, _ := json.Marshal(r.Text) // a string always encodes
+		cr := callToolResult{Content: []textContent{{Type: "text", Text: text}}, IsError: r.IsError}
+		if req.rev.StructuredContent {
+			cr.StructuredContent = r.Structured
+		}
+		if req.rev.Modern {
+			cr.ResultType, cr.Meta = "complete", s.serverInfoMeta
+		}
+		res = cr
 	}
-	b := make([]byte, 0, 64+2*len(r.Structured)+len(r.Text))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, req.msg.ID...)
-	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
-	b = jsonrpc.AppendString(b, r.Text)
-	b = append(b, `}],"isError":`...)
-	b = strconv.AppendBool(b, r.IsError)
-	if r.Structured != nil && (req.modern || req.version >= "2025-06-18") {
-		b = append(b, `,"structuredContent":`...)
-		b = append(b, r.Structured...)
-	}
-	if req.modern {
-		b = append(b, `,"resultType":"complete","_meta":`...)
-		b = append(b, s.serverInfoMeta...)
-	}
-	return append(b, "}}"...)
+	return s.encodeResult(req, res)
 }
 
 func (s *Server) resources(req *request) (map[string]any, *jsonrpc.Error) {
@@ -746,17 +770,13 @@ func (s *Server) resources(req *request) (map[string]any, *jsonrpc.Error) {
 		}
 		return map[string]any{"resourceTemplates": list}, nil
 	}
-	uri := req.msg.Params.Get("uri")
+	uri := req.params.Get("uri")
 	if uri.Type != gjson.String {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: resources/read needs params.uri")
 	}
 	c, err := s.opt.Resources.Read(uri.Str, g)
 	if err != nil {
-		code := CodeResourceNotFound
-		if req.modern {
-			code = jsonrpc.CodeInvalidParams
-		}
-		e := jsonrpc.NewError(code, "Resource not found: "+strconv.Quote(uri.Str)+"; call resources/list for what this connection can read")
+		e := jsonrpc.NewError(req.rev.ResourceNotFound, "Resource not found: "+strconv.Quote(uri.Str)+"; call resources/list for what this connection can read")
 		e.Data = map[string]string{"uri": uri.Str}
 		return nil, e
 	}
