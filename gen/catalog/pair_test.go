@@ -9,7 +9,7 @@ import (
 // answers Prepared, and a commit half with the catalog's effect, hints and
 // output that takes every argument of the first plus a required, free-text token.
 func TestExpandPair(t *testing.T) {
-	c, err := fixture(t, "", nil, nil)
+	c, err := fixture(t, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,25 +2,7 @@
 // writes them safely with a backup. It changes only the member it is asked to change: other
 // servers, unknown keys, key order, indentation, comments, trailing commas and line endings stay
 // byte for byte as they were, and it never returns text that does not parse again.
-//
-// # Decisions
-//
-//   - A document is kept as text with a map of offsets; edits are splices of that text. The
-//     scanner is hand-written: strict JSON is RFC 8259; JSONC adds // and /* */ comments and
-//     trailing commas, as VS Code and opencode read them. A leading UTF-8 byte order mark is
-//     accepted and kept.
-//   - Duplicate keys are accepted (hosts read them with JavaScript's JSON.parse, where the last
-//     one wins): Get and Set use the last one, and Delete removes the last one only, so an
-//     earlier duplicate becomes visible again; call Delete until it reports false to remove all.
-//   - A new member goes last in its object, indented like its siblings; if the last member shares
-//     its line with something else (a one-line object), the new one is written compactly on that
-//     line instead. Its comma follows the file: after a trailing comma, the new member gets one.
-//   - Deleting a member removes its lines when it has them to itself (with comments on those
-//     lines), and only its text otherwise. Deleting the only member of an object leaves {} when
-//     nothing but white space would remain between the braces.
-//   - Set then Delete of a new member gives back the original bytes when its object already had
-//     members. When the object was empty ({} or an empty file) it cannot: "{}" and "{\n}" both
-//     give the same text after Set, so Delete leaves "{}" for both.
+// How documents are kept and edited: docs/packages.md, "integrations/fileedit".
 package fileedit
 
 import (

@@ -1,59 +1,7 @@
 // Package clean makes strangers' strings safe to show an agent: invisible and
 // control characters out, one line per field, bodies between marker lines no
 // message can forge. It never changes visible text, and it never logs what it cleans.
-//
-// # What happens to each character
-//
-//	Class                                                   Line    Text
-//	CR LF TAB VT FF, NEL U+0085, LS/PS U+2028/2029          space   LF; TAB kept; CRLF → LF
-//	other C0 controls, DEL, other C1 controls               removed removed
-//	bidi: U+061C U+200E/200F U+202A–202E U+2066–2069        removed removed
-//	U+200B, U+2060–2064, U+206A–206F, U+FEFF, U+180E        removed removed
-//	U+00AD soft hyphen, U+034F CGJ, U+17B4/17B5             removed removed
-//	Hangul fillers U+115F U+1160 U+3164 U+FFA0              removed removed
-//	U+FFF0–FFFB, U+1BCA0–1BCA3, U+1D173–1D17A               removed removed
-//	any other format character (Cf) drawing nothing         removed removed
-//	noncharacters U+FDD0–FDEF, U+xxFFFE/xxFFFF              removed removed
-//	tags U+E0000–E007F, the rest of U+E0000–E0FFF           removed removed
-//	  but U+1F3F4 + tags gbeng|gbsct|gbwls + U+E007F        kept    kept
-//	ZWJ U+200D between emoji (family, rainbow flag…)        kept    kept
-//	ZWJ, ZWNJ U+200C in a joining script (1)                kept    kept
-//	ZWJ, ZWNJ anywhere else                                 removed removed
-//	VS15/VS16 U+FE0E/FE0F right after emoji, 0–9 # *        kept    kept
-//	Mongolian FVS U+180B–180D/180F after a Mongolian letter kept    kept
-//	other variation selectors U+FE00–FE0D, U+E0100–E01EF    removed removed
-//	invalid UTF-8                                           U+FFFD  U+FFFD
-//	letters of every script (look-alikes too), marks        kept    kept
-//	emoji, skin tones, regional-indicator flags, keycaps    kept    kept
-//	private use, NBSP and other visible spaces              kept    kept
-//
-// (1) between two letters, or after a virama, of Arabic, Syriac, N'Ko,
-// Mongolian, the Indic scripts, Sinhala, Tibetan, Khmer, Myanmar and a few
-// more (see joiningScripts), where joiners change how letters join.
-//
-// Visible format characters (Arabic number signs U+0600–0605, U+06DD, U+070F,
-// U+0890–0891, U+08E2, Kaithi U+110BD/110CD) draw a glyph and are kept.
-// Ideographic variation selectors go: the ideograph stays, only its preferred
-// glyph is lost, and a selector per character is a hidden channel. The three
-// tag flags are kept because a choice among three visible flags hides nothing.
-//
-// Line also collapses runs of spaces, trims both ends and keeps at most
-// MaxLine runes, ending a cut value with "…". Text trims the spaces at the end
-// of each line and drops blank lines at the start and the end. Both are
-// idempotent.
-//
-// # Frames
-//
-// Frame puts a body between two marker lines:
-//
-//	<<<KIND MARK begins>>>
-//	body
-//	<<<KIND MARK ends>>>
-//
-// KIND is a short word such as mail-text; MARK is 32 lowercase hex digits
-// from NewMark (128 bits from crypto/rand), fresh for each answer. A message
-// cannot close a frame because it cannot know the mark; the server's instructions tell the
-// agent so.
+// What happens to each character, and the frame format: docs/packages.md, "internal/clean".
 package clean
 
 import (

@@ -2,55 +2,8 @@
 // a folder: no .., no absolute path, no symlink on the way, no device names, no
 // UNC shares; files are created, never overwritten. It never follows a
 // symbolic link below the root and never opens an existing file for writing.
-//
-// # Names
-//
-// A name is a relative path; "/" and "\" both separate folders (a name from a
-// Windows sender means a folder by "\", and a later copy to Windows would too).
-// Join and Create refuse, with a one-sentence error:
-//
-//   - an empty name, a name over 255 bytes, invalid UTF-8;
-//   - NUL and every control character;
-//   - every character package clean removes (bidi controls such as U+202E in
-//     "report.pdf\u202Eexe.txt", zero-width and other invisible characters):
-//     refused rather than stripped, so the name saved is the name the person
-//     sees; a caller that wants a usable name passes it through clean.Line first;
-//   - absolute paths (/x, \x), drive paths (C:\x, C:x) and any ":" (Windows
-//     reads it as a drive or an alternate data stream);
-//   - UNC shares (\\server\share, //server/share);
-//   - components ".", "..", empty ("a//b", "a/"), made only of dots and spaces,
-//     or ending with a dot or a space (Windows strips those);
-//   - Windows device names CON, PRN, AUX, NUL, COM0–9, LPT0–9 (and COM¹²³,
-//     LPT¹²³, CONIN$, CONOUT$, CLOCK$), in any case, with any extension,
-//     followed by spaces or dots;
-//   - components whose compatibility form (NFKC) is one of the above, such as
-//     fullwidth "．．" or "／".
-//
-// Percent signs are literal: "%2e%2e" names a folder called %2e%2e, which is
-// harmless to the file system. But a component that percent-decodes (once or
-// more) to "." or "..", or to something holding "/", "\", ":" or a control
-// character, is refused, so no later layer that decodes it can climb.
-//
-// # Creating
-//
-// Create opens the folder chain from the root one component at a time,
-// refusing a symbolic link at each step, creates missing folders (0700), and
-// creates the file (0600) with O_CREATE|O_EXCL|O_NOFOLLOW, choosing
-// "name (2).ext", "name (3).ext"… when the name is taken. On Linux every step is
-// an openat(2) on the previous folder's descriptor with O_NOFOLLOW, so a
-// symbolic link swapped in at any moment is refused, never followed. Elsewhere
-// Create uses os.Root, which cannot leave the root, after checking each
-// component with Lstat. After creating, Create checks that the final path
-// still names the file it opened and that its folder resolves (EvalSymlinks)
-// to the expected folder under the root; if not, it removes the file and fails.
-//
-// Residual risk: the root itself is trusted and resolved once (it may be a
-// link, such as /tmp on macOS). Someone who can write in the root can still
-// rename a folder of the chain out of the root after Create opened it; the
-// file is then created there, and the final check removes it and reports the
-// error. Outside Linux, a link swapped in between the Lstat check and the open
-// may redirect the file to another folder inside the root, never outside;
-// the final check catches that too.
+// The names refused, how Create opens a file, and the residual risk:
+// docs/packages.md, "internal/pathsafe".
 package pathsafe
 
 import (
