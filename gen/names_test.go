@@ -27,7 +27,7 @@ var namesAllowed = map[[2]string]string{
 	{"internal/config/check.go", "read"}:      "the shell builtin read in a password command",
 	{"internal/config/config.go", "none"}:     "the TLS mode smtp_tls = none",
 	{"internal/corpus/data.go", "accounts"}:   "a sender's local part in the generated mail",
-	{"internal/dispatch/commit.go", "none"}:   "the approval mode of a commit that asks nobody",
+	{"internal/approval/pairs.go", "none"}:    "the approval mode of a commit that asks nobody",
 	{"internal/mailparse/charset.go", "none"}: "a charset label senders write",
 	{"internal/tools/send.go", "send"}:        "the payload kind of a message to send (beside draft), digested into the token",
 	{"internal/mailparse/html.go", "none"}:    "the CSS values display: none and the colour channel none",

@@ -38,16 +38,16 @@ func setupApprovals(reg *dispatch.Registry, watcher *config.Watcher, stderr io.W
 		return err
 	}
 	q := approvalQueue()
-	reg.SetApprovals(&dispatch.Approvals{
+	reg.SetApprovals(&approval.Config{
 		Tokens: tokens,
 		Mode: func() string {
 			cfg, err := watcher.Get()
 			if err != nil || cfg.Approval.Mode == "" {
-				return dispatch.ModeTerminal // the safer one, also when the file cannot be read
+				return approval.ModeTerminal // the safer one, also when the file cannot be read
 			}
 			return cfg.Approval.Mode
 		},
-		Hold: func(ctx context.Context, r dispatch.Request) (bool, error) {
+		Hold: func(ctx context.Context, r approval.Request) (bool, error) {
 			wait := config.DefaultHoldWait
 			if cfg, err := watcher.Get(); err == nil && cfg.Approval.Wait.Duration > 0 {
 				wait = cfg.Approval.Wait.Duration

@@ -133,10 +133,10 @@ func demoSetup(dir string, n int) (*dispatch.Registry, func(), int, error) {
 		svc.Close()
 		return nil, nil, 0, err
 	}
-	reg.SetApprovals(&dispatch.Approvals{
+	reg.SetApprovals(&approval.Config{
 		Tokens: tokens,
-		Mode:   func() string { return dispatch.ModeTerminal },
-		Hold: func(context.Context, dispatch.Request) (bool, error) {
+		Mode:   func() string { return approval.ModeTerminal },
+		Hold: func(context.Context, approval.Request) (bool, error) {
 			return false, errors.New("the demo approves nothing")
 		},
 	})

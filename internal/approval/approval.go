@@ -1,14 +1,11 @@
-// Package approval keeps the tokens of prepare/commit pairs: a
-// prepare step issues a token bound to the connection, the account, the tool,
-// the effect and the SHA-256 of the normalized payload; the commit step
-// redeems it, once, before it expires. Tokens live in memory only: a restarted
-// server has none, and an agent must prepare again.
+// Package approval owns prepare/commit pairs: the tokens a prepare issues and
+// a commit redeems once (this file), the flow between them (pairs.go) and the
+// actions held for postern approve (hold.go). It never runs an action without
+// a redeemed token and, when the effect needs it, the person's yes.
 //
-// Every refusal is the same sentence, whatever the reason (unknown, expired,
-// used, another connection, another payload), so that a refusal tells a
-// prober nothing. A token presented with a binding that does not match is
-// spent all the same: whoever holds a token for another action or connection
-// must not be able to try again.
+// Every refusal of a token is the same sentence, whatever the reason, so
+// that it tells a prober nothing; a token presented with a binding that does
+// not match is spent all the same. Tokens live in memory only.
 package approval
 
 import (

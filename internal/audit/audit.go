@@ -1,6 +1,7 @@
 // Package audit keeps one JSON line per tool call in $XDG_STATE_HOME/postern/audit/YYYY-MM.jsonl
-// (folder 0700, file 0600). It never writes a body, a code or a secret: free texts are kept by
-// length only, other strings are cut and masked before they reach the file.
+// (folder 0700, file 0600), written in batches (Batch). It never writes a body, a code or a
+// secret: free texts are kept by length only, other strings are cut and masked before they
+// reach the file.
 package audit
 
 import (

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// logMask stands in for internal/dispatch's: the masks (codeMask here), then every run of four
+// logMask stands in for answer.Logged, which dispatch passes: the masks (codeMask here), then every run of four
 // or more ASCII digits hidden (asciiRuns, which alone stands for a mask that found nothing).
 var asciiRun = regexp.MustCompile(`[0-9]{4,}`)
 

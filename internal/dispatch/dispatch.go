@@ -1,17 +1,19 @@
 // Package dispatch owns tool calls: it looks a tool up in the generated
 // registry, refuses it outside the granted scopes, validates its arguments
-// against the generated JSON Schema, runs the handler and renders the result.
-// It never runs a handler on arguments that failed validation.
+// against the generated JSON Schema and runs the handler. A prepare or commit
+// goes on to package approval, every answer out through package answer, and
+// the call's line to package audit. It never runs a handler on arguments that
+// failed validation.
 package dispatch
 
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
+	"io"
+	"os"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -24,9 +26,13 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/answer"
+	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/audit"
-	"github.com/postern-mcp/postern/internal/mask"
 )
+
+// stderr is where postern's own failures go (a panic, an audit write); tests replace it.
+var stderr io.Writer = os.Stderr
 
 // CallInfo describes the connection a call comes from; handlers read it from the context.
 type CallInfo struct {
@@ -39,16 +45,15 @@ type CallInfo struct {
 	Connection string
 	// Ask asks the person to approve a commit in the host's window (MCP
 	// elicitation); nil when the client cannot.
-	Ask func(ctx context.Context, q Request) (bool, error)
+	Ask func(ctx context.Context, q approval.Request) (bool, error)
 	// Rounds is set on a 2026-07-28 call whose client can elicit: the person
 	// is asked in an input_required round instead (nil otherwise).
-	Rounds *Rounds
+	Rounds *approval.Rounds
 }
 
-// Rounds is what a 2026-07-28 retry carries back from an input_required round.
-type Rounds struct {
-	Answer string // the person's action for postern's request: accept, decline, cancel; "" on a first call
-	State  string // the requestState the round gave, echoed
+// caller is the part of info a prepare or commit needs.
+func (info CallInfo) caller() approval.Caller {
+	return approval.Caller{Connection: info.Connection, Client: info.ClientName, Ask: info.Ask, Rounds: info.Rounds}
 }
 
 type ctxKey struct{}
@@ -140,91 +145,43 @@ type Tool struct {
 
 // Registry is the set of tools the server can run.
 type Registry struct {
-	tools     []*Tool
-	byName    map[string]*Tool
-	handlers  generated.Handlers
-	audit     *audit.Log
-	approvals *Approvals
-	stateKey  [32]byte // signs the request state of input_required rounds
-
-	auditMu sync.Mutex // guards queue and armed, and serialises writing the queue
-	queue   []pendingEntry
-	armed   bool // a timer will flush the queue
+	tools    []*Tool
+	byName   map[string]*Tool
+	handlers generated.Handlers
+	audit    *audit.Batch // nil: no audit log
+	pairs    *approval.Pairs
 }
 
-// pendingEntry is a call waiting to be summarised and written to the audit log.
-type pendingEntry struct {
-	t     *Tool
-	info  CallInfo
-	raw   json.RawMessage
-	res   *Result
-	start time.Time
-}
+// SetApprovals makes prepare/commit pairs work; without it they refuse.
+func (r *Registry) SetApprovals(c *approval.Config) { r.pairs.Configure(c) }
 
-// SetAudit makes every call, refused or not, write a line to log.
-//
-// A call only queues its line. A call that changes something (its effect is
-// not none) is written by FlushAudit, which the server calls right after
-// sending that call's answer. Lines of read-only calls are written together at
-// most AuditDelay after the first of them was queued, by a timer goroutine:
-// a write per call would cost each call a system call on the reading path,
-// and a goroutine woken per call costs more than the call itself. Close, and
-// the signal handler of postern mcp, write what is still queued.
+// SetAudit makes every call, refused or not, write a line to log, batched
+// (audit.Batch): FlushAudit writes the queued lines at once; the server calls
+// it right after answering a call whose effect is not none. Close, and the
+// signal handler of postern mcp, write what is still queued.
 func (r *Registry) SetAudit(log *audit.Log) {
-	r.audit = log
-}
-
-// AuditDelay is how long the line of a read-only call may wait in the queue.
-// A process killed with SIGKILL loses at most the lines of this last span.
-const AuditDelay = 50 * time.Millisecond
-
-// maxQueued bounds the lines queued before the call that fills the queue
-// writes them itself.
-const maxQueued = 512
-
-// FlushAudit writes every queued audit line, oldest first.
-func (r *Registry) FlushAudit() {
-	r.auditMu.Lock()
-	defer r.auditMu.Unlock()
-	r.armed = false
-	if len(r.queue) == 0 {
+	if log == nil {
+		r.audit = nil
 		return
 	}
-	es := make([]audit.Entry, len(r.queue))
-	for i := range r.queue {
-		es[i] = r.entry(r.queue[i])
-		r.queue[i] = pendingEntry{}
-	}
-	r.queue = r.queue[:0]
-	if err := r.audit.WriteAll(es); err != nil {
+	r.audit = audit.NewBatch(log, func(err error) {
 		fmt.Fprintf(stderr, "postern: cannot write the audit log: %v\n", err)
-	}
+	})
 }
+
+// FlushAudit writes every queued audit line, oldest first.
+func (r *Registry) FlushAudit() { r.audit.Flush() }
 
 // Close writes every audit line still queued. Call it when no more calls come.
-func (r *Registry) Close() { r.FlushAudit() }
-
-// queueAudit adds a call's line to the queue and arranges for it to be written.
-func (r *Registry) queueAudit(p pendingEntry) {
-	r.auditMu.Lock()
-	r.queue = append(r.queue, p)
-	full := len(r.queue) >= maxQueued
-	if !full && !r.armed {
-		r.armed = true
-		time.AfterFunc(AuditDelay, r.FlushAudit)
-	}
-	r.auditMu.Unlock()
-	if full {
-		r.FlushAudit()
-	}
-}
+func (r *Registry) Close() { r.audit.Close() }
 
 // New builds the registry over h, reading the embedded schemas.
 func New(h generated.Handlers) (*Registry, error) {
-	r := &Registry{byName: map[string]*Tool{}, handlers: h}
-	if _, err := rand.Read(r.stateKey[:]); err != nil {
+	pairs, err := approval.NewPairs()
+	if err != nil {
 		return nil, fmt.Errorf("no randomness for the server's keys: %w", err)
 	}
+	r := &Registry{byName: map[string]*Tool{}, handlers: h, pairs: pairs}
 	for i := range generated.Tools {
 		spec := &generated.Tools[i]
 		in, err := generated.Files.ReadFile(spec.InputSchema)
@@ -328,14 +285,14 @@ func (r *Registry) Call(ctx context.Context, name string, raw json.RawMessage, g
 	res := r.call(ctx, t, raw, g)
 	res.duration = time.Since(start)
 	if r.audit != nil {
-		r.queueAudit(pendingEntry{t: t, info: InfoFrom(ctx), raw: append(json.RawMessage(nil), raw...), res: res, start: start})
+		info, raw := InfoFrom(ctx), append(json.RawMessage(nil), raw...)
+		r.audit.Add(func() audit.Entry { return entry(t, info, raw, res, start) })
 	}
 	return res, nil
 }
 
-// entry makes the audit entry of a queued call.
-func (r *Registry) entry(p pendingEntry) audit.Entry {
-	t, info, raw, res, start := p.t, p.info, p.raw, p.res, p.start
+// entry makes the audit entry of a call.
+func entry(t *Tool, info CallInfo, raw json.RawMessage, res *Result, start time.Time) audit.Entry {
 	var args map[string]any
 	json.Unmarshal(raw, &args)
 	client := info.ClientName
@@ -344,7 +301,7 @@ func (r *Registry) entry(p pendingEntry) audit.Entry {
 	}
 	e := audit.Entry{
 		Time: start, Client: client, Era: info.Era, Tool: t.Spec.Name,
-		Args:       audit.Summarize(args, t.freeText, logMask),
+		Args:       audit.Summarize(args, t.freeText, answer.Logged),
 		OK:         !res.IsError,
 		Length:     len(res.Text) + len(res.Structured),
 		DurationMS: res.duration.Milliseconds(),
@@ -352,7 +309,7 @@ func (r *Registry) entry(p pendingEntry) audit.Entry {
 		Outcome:    res.outcome,
 	}
 	if res.IsError {
-		e.Error = audit.ErrorText(res.Text, logMask)
+		e.Error = audit.ErrorText(res.Text, answer.Logged)
 	} else {
 		var ids []string
 		if bytes.Contains(res.Structured, []byte(`"id"`)) || bytes.Contains(res.Structured, []byte(`"thread"`)) {
@@ -367,13 +324,6 @@ func (r *Registry) entry(p pendingEntry) audit.Entry {
 	return e
 }
 
-// logMask is what the audit log does to an agent's strings before its own rule (every run of
-// four or more digits of any script hidden, in internal/audit): the masks.
-func logMask(s string) string {
-	m, _ := mask.Text(s)
-	return m
-}
-
 func (r *Registry) call(ctx context.Context, t *Tool, raw json.RawMessage, g Grant) *Result {
 	name := t.Spec.Name
 	if !g[t.Spec.Scope] {
@@ -383,7 +333,7 @@ func (r *Registry) call(ctx context.Context, t *Tool, raw json.RawMessage, g Gra
 		raw = json.RawMessage("{}")
 	}
 	if res := t.validate(raw); res != nil {
-		res.Text = safeLine(res.Text)
+		res.Text = answer.Line(res.Text)
 		return res
 	}
 	return r.run(ctx, t, raw)
@@ -401,51 +351,47 @@ func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *
 	}
 	out, err := t.Spec.Call(ctx, r.handlers, raw)
 	if err != nil {
-		return &Result{Text: sentence(safeLine(err.Error())), IsError: true}
+		return &Result{Text: answer.Error(err), IsError: true}
 	}
 	switch t.Spec.Phase {
 	case generated.PhasePrepare:
 		act, _ := out.(*generated.Action)
-		return r.prepared(ctx, t, act)
+		return r.step(t, r.pairs.Prepare(t.Spec, r.byName[t.Spec.Pair].Spec, act, InfoFrom(ctx).caller()))
 	case generated.PhaseCommit:
 		pc, _ := out.(*generated.PendingCommit)
 		if pc == nil || pc.Action == nil {
 			return errorResult("%s prepared no action; this is a bug in postern.", t.Spec.Name)
 		}
-		return r.committed(ctx, t, pc)
+		return r.step(t, r.pairs.Commit(ctx, t.Spec, r.byName[t.Spec.Pair].Spec, pc, InfoFrom(ctx).caller()))
 	}
 	return r.render(t, out)
 }
 
+// step makes the result of a prepare or commit, rendering its answer.
+func (r *Registry) step(t *Tool, s approval.Step) *Result {
+	res := &Result{Text: s.Text, IsError: s.IsError, InputRequests: s.InputRequests, RequestState: s.RequestState}
+	if s.Out != nil {
+		res = r.render(t, s.Out)
+	}
+	res.approval, res.outcome = s.Ref, s.Outcome
+	return res
+}
+
 // render makes a handler's result safe and encodes it.
 func (r *Registry) render(t *Tool, out any) *Result {
-	prepare(reflect.ValueOf(out), &answer{})
-	b, text, err := encode(out)
+	b, text, err := answer.Encode(out)
 	if err != nil {
 		return errorResult("The result of %s could not be encoded: %v.", t.Spec.Name, err)
 	}
-	res := &Result{Text: text, Structured: b}
-	if refused := tooLong(t.Spec.Name, res); refused != nil {
-		return refused
+	if refusal := answer.TooLong(t.Spec.Name, b, text); refusal != "" {
+		return &Result{Text: refusal, IsError: true}
 	}
-	return res
+	return &Result{Text: text, Structured: b}
 }
 
 // debugStack is replaced in tests; it writes a panic to standard error.
 var debugStack = func(tool string, p any) {
 	fmt.Fprintf(stderr, "postern: tool %s panicked: %v\n%s", tool, p, debug.Stack())
-}
-
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "The tool failed without saying why."
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
 
 var printer = message.NewPrinter(language.English)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/approval"
 )
 
 // AskTimeout bounds how long a commit waits for the person's answer in the
@@ -33,9 +33,9 @@ var errNoAnswer = errors.New("the person did not answer within " + AskTimeout.St
 
 // ask sends elicitation/create with the request's text and waits for the
 // person's accept, decline or cancel. Only accept approves.
-func (s *Server) ask(ctx context.Context, q dispatch.Request) (bool, error) {
+func (s *Server) ask(ctx context.Context, q approval.Request) (bool, error) {
 	params := map[string]any{
-		"message":         dispatch.ElicitMessage(q),
+		"message":         approval.ElicitMessage(q),
 		"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}},
 	}
 	actx, cancel := context.WithTimeoutCause(ctx, AskTimeout, errNoAnswer)

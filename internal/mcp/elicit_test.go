@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/jsonrpc"
 )
 
@@ -17,7 +17,7 @@ import (
 // person's answer, the host's error, a cancelled call or a closed connection
 // each end the wait as they should.
 func TestAsk(t *testing.T) {
-	q := dispatch.Request{Ref: "ab12", Preview: &generated.Prepared{Action: "send", Account: "work", Subject: "Hello"}}
+	q := approval.Request{Ref: "ab12", Preview: &generated.Prepared{Action: "send", Account: "work", Subject: "Hello"}}
 	cases := []struct {
 		name    string
 		answer  string // the response's members after the id; "" to close the connection, "ctx" to cancel

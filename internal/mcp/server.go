@@ -23,6 +23,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/jsonrpc"
 )
@@ -651,8 +652,8 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 			ci.Ask = s.ask
 		}
 		if req.elicit && tool.Spec.Phase != "" { // only the halves of a pair read the round
-			ci.Rounds = &dispatch.Rounds{
-				Answer: req.params.Get("inputResponses." + dispatch.ApproveInput + ".action").Str,
+			ci.Rounds = &approval.Rounds{
+				Answer: req.params.Get("inputResponses." + approval.ApproveInput + ".action").Str,
 				State:  req.params.Get("requestState").Str,
 			}
 		}

@@ -19,7 +19,7 @@ import (
 )
 
 // How much of a stranger's text one answer carries. dispatch refuses to send
-// an answer over 1 MB (dispatch.MaxAnswer); these cuts, each with a flag the
+// an answer over 1 MB (answer.MaxAnswer); these cuts, each with a flag the
 // agent sees, keep every answer under it. A byte of a string takes up to seven
 // in the envelope (< is \u003c in the JSON string of the text and itself in
 // structuredContent), and the labels of 500 rows some 200 KB, so 96 KB of

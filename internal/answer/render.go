@@ -1,8 +1,6 @@
-package dispatch
+package answer
 
 import (
-	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -10,8 +8,6 @@ import (
 
 	"github.com/postern-mcp/postern/internal/clean"
 )
-
-var stderr io.Writer = os.Stderr
 
 // Render turns a structured result into its text form, for clients that do
 // not read structuredContent. The format (docs/design.md, "Text form") is

@@ -1,4 +1,4 @@
-package dispatch
+package answer
 
 import (
 	"encoding/json"
@@ -204,15 +204,13 @@ func TestQuotedIsJSON(t *testing.T) {
 // TestTooLong: an answer over MaxAnswer, counted as the envelope writes it, is
 // refused whole with one sentence; one just under is sent.
 func TestTooLong(t *testing.T) {
-	fits := &Result{Text: strings.Repeat("a", MaxAnswer-100), Structured: []byte(`{}`)}
-	if tooLong("mail_show", fits) != nil {
-		t.Fatal("an answer under the limit was refused")
+	if refusal := TooLong("mail_show", []byte(`{}`), strings.Repeat("a", MaxAnswer-100)); refusal != "" {
+		t.Fatalf("an answer under the limit was refused: %s", refusal)
 	}
 	// Each < is six bytes in the envelope: a sixth of the limit is enough.
-	over := &Result{Text: strings.Repeat("<", MaxAnswer/6+10), Structured: []byte(`{}`)}
-	res := tooLong("mail_show", over)
-	if res == nil || !res.IsError || res.Structured != nil || !strings.Contains(res.Text, "1 MB") {
-		t.Fatalf("an answer over the limit: %+v", res)
+	refusal := TooLong("mail_show", []byte(`{}`), strings.Repeat("<", MaxAnswer/6+10))
+	if !strings.Contains(refusal, "1 MB") || !strings.HasSuffix(refusal, ".") {
+		t.Fatalf("an answer over the limit: %q", refusal)
 	}
 	for _, s := range tricky {
 		if b, _ := json.Marshal(s); jsonLen(s) != len(b) {

@@ -61,8 +61,8 @@ func TestPrepareNeverRuns(t *testing.T) {
 	var mode string
 	var holdAnswer bool
 	var holdErr error
-	r.SetApprovals(&Approvals{Tokens: tokens, Mode: func() string { return mode },
-		Hold: func(context.Context, Request) (bool, error) { return holdAnswer, holdErr }})
+	r.SetApprovals(&approval.Config{Tokens: tokens, Mode: func() string { return mode },
+		Hold: func(context.Context, approval.Request) (bool, error) { return holdAnswer, holdErr }})
 	g := grantAll()
 	call := func(ctx context.Context, name string, args map[string]any) *Result {
 		b, _ := json.Marshal(args)
@@ -82,18 +82,18 @@ func TestPrepareNeverRuns(t *testing.T) {
 		for _, c := range []struct {
 			name    string
 			mode    string
-			ask     func(context.Context, Request) (bool, error)
+			ask     func(context.Context, approval.Request) (bool, error)
 			hold    bool
 			holdErr error
 			runs    int32 // when the commit needs the person
 			outcome string
 		}{
-			{"terminal, approved", ModeTerminal, nil, true, nil, 1, "done"},
-			{"terminal, declined", ModeTerminal, nil, false, nil, 0, "declined"},
-			{"terminal, not answered", ModeTerminal, nil, false, errors.New("no answer"), 0, "not_done"},
-			{"host", ModeHost, nil, false, nil, 1, "done"},
-			{"ask, accepted", ModeTerminal, func(context.Context, Request) (bool, error) { return true, nil }, false, nil, 1, "done"},
-			{"ask, declined", ModeHost, func(context.Context, Request) (bool, error) { return false, nil }, true, nil, 0, "declined"},
+			{"terminal, approved", approval.ModeTerminal, nil, true, nil, 1, "done"},
+			{"terminal, declined", approval.ModeTerminal, nil, false, nil, 0, "declined"},
+			{"terminal, not answered", approval.ModeTerminal, nil, false, errors.New("no answer"), 0, "not_done"},
+			{"host", approval.ModeHost, nil, false, nil, 1, "done"},
+			{"ask, accepted", approval.ModeTerminal, func(context.Context, approval.Request) (bool, error) { return true, nil }, false, nil, 1, "done"},
+			{"ask, declined", approval.ModeHost, func(context.Context, approval.Request) (bool, error) { return false, nil }, true, nil, 0, "declined"},
 		} {
 			mode, holdAnswer, holdErr = c.mode, c.hold, c.holdErr
 			ctx := WithInfo(context.Background(), CallInfo{Connection: "c1", Ask: c.ask})
@@ -146,38 +146,38 @@ func TestInputRequiredRound(t *testing.T) {
 	var runs atomic.Int32
 	r, _ := New(actions{runs: &runs})
 	tokens, _ := approval.New(0, nil)
-	r.SetApprovals(&Approvals{Tokens: tokens, Mode: func() string { return ModeHost }})
+	r.SetApprovals(&approval.Config{Tokens: tokens, Mode: func() string { return approval.ModeHost }})
 	send := r.Lookup("mail_send")
 	if send == nil || !r.Lookup(send.Spec.Pair).Spec.Approval {
 		t.Skip("the catalog has no mail_send that asks the person")
 	}
 	g := grantAll()
-	call := func(rounds *Rounds, name string, args map[string]any) *Result {
+	call := func(rounds *approval.Rounds, name string, args map[string]any) *Result {
 		b, _ := json.Marshal(args)
 		res, _ := r.Call(WithInfo(context.Background(), CallInfo{Connection: "c1", Rounds: rounds}), name, b, g)
 		return res
 	}
 	args := pairArgs(t, send)
-	prep := call(&Rounds{}, "mail_send", args)
+	prep := call(&approval.Rounds{}, "mail_send", args)
 	var p generated.Prepared
 	json.Unmarshal(prep.Structured, &p)
 	if p.Approval != "ask" {
 		t.Fatalf("approval %q", p.Approval)
 	}
 	args["token"] = p.Token
-	first := call(&Rounds{}, "mail_send_commit", args)
+	first := call(&approval.Rounds{}, "mail_send_commit", args)
 	if first.InputRequests == nil || first.RequestState == "" || runs.Load() != 0 || !strings.Contains(string(first.InputRequests), `"elicitation/create"`) {
 		t.Fatalf("first round: %+v", first)
 	}
-	forged := call(&Rounds{Answer: "accept", State: "x." + strings.Repeat("A", 43)}, "mail_send_commit", args)
+	forged := call(&approval.Rounds{Answer: "accept", State: "x." + strings.Repeat("A", 43)}, "mail_send_commit", args)
 	if forged.InputRequests == nil || runs.Load() != 0 {
 		t.Fatalf("a forged request state was taken: %+v", forged)
 	}
-	done := call(&Rounds{Answer: "accept", State: first.RequestState}, "mail_send_commit", args)
+	done := call(&approval.Rounds{Answer: "accept", State: first.RequestState}, "mail_send_commit", args)
 	if runs.Load() != 1 || done.InputRequests != nil {
 		t.Fatalf("accepted retry ran %d times: %+v", runs.Load(), done)
 	}
-	if again := call(&Rounds{Answer: "accept", State: first.RequestState}, "mail_send_commit", args); !again.IsError || runs.Load() != 1 {
+	if again := call(&approval.Rounds{Answer: "accept", State: first.RequestState}, "mail_send_commit", args); !again.IsError || runs.Load() != 1 {
 		t.Fatalf("a replayed accepted round ran again: %+v", again)
 	}
 }

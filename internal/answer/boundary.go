@@ -1,33 +1,65 @@
-package dispatch
+// Package answer is the boundary every answer, error and log line crosses on
+// its way out: it cleans and masks each string, frames mail bodies, encodes
+// the result, renders its text form and refuses an answer over MaxAnswer.
+// It never cuts an answer, and never lets a string out unmasked.
+package answer
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/mask"
 )
 
-// answer holds what one answer needs to frame its bodies: one mark, drawn
+// marks holds what one answer needs to frame its bodies: one mark, drawn
 // from crypto/rand the first time a body needs it, shared by the answer's bodies.
-type answer struct{ mark string }
+type marks struct{ mark string }
 
-func (a *answer) markFor() string {
+func (a *marks) markFor() string {
 	if a.mark == "" {
 		a.mark = clean.NewMark()
 	}
 	return a.mark
 }
 
-// safeLine is how every string a tool returns reaches the agent unless the
+// Line is how every string a tool returns reaches the agent unless the
 // catalog says otherwise: on one line without invisible characters, and masked
 // as that cleaned text reads (mask.Line).
-func safeLine(s string) string { return mask.Line(s) }
+func Line(s string) string { return mask.Line(s) }
+
+// Error is the sentence an agent reads for a handler's error: cleaned and
+// masked as a line, capitalised, ending with a full stop.
+func Error(err error) string { return Sentence(Line(err.Error())) }
+
+// Sentence makes s one sentence: trimmed, capitalised, ending with a full stop.
+func Sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "The tool failed without saying why."
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// Logged is what a log line keeps of an agent's string before the log's own
+// rules: the masks (mask.Text).
+func Logged(s string) string {
+	m, _ := mask.Text(s)
+	return m
+}
+
+// Prepare makes every string of v, a result, safe in place (see prepare).
+func Prepare(v any) { prepare(reflect.ValueOf(v), &marks{}) }
 
 // prepare makes every string of a result safe in place, following each field's
 // post tag (written by the generator from the catalog's format): line (the
 // default), body (masked, cleaned, framed) or markdown (postern's own text).
-func prepare(v reflect.Value, a *answer) {
+func prepare(v reflect.Value, a *marks) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
@@ -100,7 +132,7 @@ func fieldsOf(t reflect.Type) []field {
 	return fs
 }
 
-func transform(s, format string, a *answer) string {
+func transform(s, format string, a *marks) string {
 	switch format {
 	case "body":
 		return clean.Frame("mail-text", mask.Body(s), a.markFor())
@@ -109,6 +141,6 @@ func transform(s, format string, a *answer) string {
 	case "own":
 		return clean.Line(s)
 	default:
-		return safeLine(s)
+		return Line(s)
 	}
 }

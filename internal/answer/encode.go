@@ -1,4 +1,4 @@
-package dispatch
+package answer
 
 import (
 	"bytes"
@@ -9,6 +9,13 @@ import (
 	"sync"
 	"unicode/utf8"
 )
+
+// Encode makes every string of v, a result, safe in place (Prepare) and
+// encodes it: structured is its JSON, text the form Render makes of it.
+func Encode(v any) (structured []byte, text string, err error) {
+	Prepare(v)
+	return encode(v)
+}
 
 // encode writes a tool's result as JSON (encoding/json, without HTML
 // escaping: structuredContent is never put in a page) and as the text Render
@@ -111,16 +118,17 @@ func jsonName(sf reflect.StructField) string {
 // refused whole, never cut here (see docs/design.md, "Bounded answers").
 const MaxAnswer = 1<<20 - 4<<10
 
-// tooLong returns the refusal of an answer over MaxAnswer, or nil.
-func tooLong(tool string, res *Result) *Result {
-	n := len(res.Structured) + len(res.Text) + 2
-	if n+5*len(res.Text) <= MaxAnswer {
-		return nil // even with every byte of the text escaped, it fits
+// TooLong returns the refusal of tool's answer when it is over MaxAnswer,
+// "" when it fits.
+func TooLong(tool string, structured []byte, text string) string {
+	n := len(structured) + len(text) + 2
+	if n+5*len(text) <= MaxAnswer {
+		return "" // even with every byte of the text escaped, it fits
 	}
-	if n = len(res.Structured) + jsonLen(res.Text); n <= MaxAnswer {
-		return nil
+	if n = len(structured) + jsonLen(text); n <= MaxAnswer {
+		return ""
 	}
-	return errorResult("The answer of %s would take %s, more than the 1 MB postern sends at once, and was not sent; ask for less (a smaller limit, fewer fields, one folder or account).", tool, kb(n))
+	return fmt.Sprintf("The answer of %s would take %s, more than the 1 MB postern sends at once, and was not sent; ask for less (a smaller limit, fewer fields, one folder or account).", tool, kb(n))
 }
 
 func kb(n int) string { return fmt.Sprintf("%d KB", (n+1023)/1024) }
