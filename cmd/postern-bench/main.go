@@ -55,8 +55,9 @@ const (
 	exitTimeout   = 5 * time.Second  // grace for a child to exit after stdin closes
 	buildTimeout  = 5 * time.Minute
 
-	// Targets stated in BENCHMARKS.md.
-	targetRatio = 2.0
+	// Targets stated in BENCHMARKS.md (issue 13: a call adds nothing a person can notice; the
+	// ratio to the echo is still printed, as the reference measured in the same run).
+	targetCall  = 50 * time.Microsecond
 	targetStart = 20 * time.Millisecond
 )
 
@@ -146,8 +147,8 @@ func main() {
 	r.Call.Postern, r.Call.Echo = summarize(pc), summarize(ec)
 	r.Call.RatioMedian = round(r.Call.Postern.Median / r.Call.Echo.Median)
 	r.Start.Postern, r.Start.Echo = summarize(ps), summarize(es)
-	r.Targets.CallRatioMax = targetRatio
-	r.Targets.CallWithin = r.Call.RatioMedian <= targetRatio
+	r.Targets.CallMedianMaxUS = us(targetCall)
+	r.Targets.CallWithin = r.Call.Postern.Median < us(targetCall)
 	r.Targets.StartMedianMaxUS = us(targetStart)
 	r.Targets.StartWithin = r.Start.Postern.Median < us(targetStart)
 
@@ -479,7 +480,7 @@ type report struct {
 		Echo    summary `json:"echo"`
 	} `json:"start"`
 	Targets struct {
-		CallRatioMax     float64 `json:"call_ratio_max"`
+		CallMedianMaxUS  float64 `json:"call_median_max_us"`
 		CallWithin       bool    `json:"call_within"`
 		StartMedianMaxUS float64 `json:"start_median_max_us"`
 		StartWithin      bool    `json:"start_within"`
@@ -495,7 +496,7 @@ func (r *report) print(w io.Writer) {
 	s := r.Start
 	fmt.Fprintf(w, "start to first answer (%d starts, initialize): postern median %s p99 %s | echo median %s p99 %s\n",
 		r.Starts, fmtUS(s.Postern.Median), fmtUS(s.Postern.P99), fmtUS(s.Echo.Median), fmtUS(s.Echo.P99))
-	fmt.Fprintf(w, "target per-call median within %.0fx of echo: %s (%.2fx)\n", targetRatio, held(r.Targets.CallWithin), c.RatioMedian)
+	fmt.Fprintf(w, "target per-call median under %v: %s (%s, %.2fx echo)\n", targetCall, held(r.Targets.CallWithin), fmtUS(c.Postern.Median), c.RatioMedian)
 	fmt.Fprintf(w, "target start to first answer median under %v: %s (%s)\n", targetStart, held(r.Targets.StartWithin), fmtUS(s.Postern.Median))
 }
 
