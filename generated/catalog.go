@@ -138,13 +138,15 @@ type ScopeSpec struct {
 	Title       string
 	Description string
 	Default     bool
+	// SearchesBodies: granting it widens searches to body words and attachment names.
+	SearchesBodies bool
 }
 
 // Scopes is every scope, in catalog order.
 var Scopes = []ScopeSpec{
 	{Name: ScopeRead, Title: "Read mail metadata", Description: "Folders, senders, recipients, subjects, dates, flags and this server's own status and docs; search matches these words only, never attachment names or body text.", Default: true},
 	{Name: ScopeReadHeaders, Title: "Read message headers", Description: "The full header block of a message, cleaned and masked.", Default: false},
-	{Name: ScopeReadBodies, Title: "Read message bodies", Description: "Message text and attachment names, types and sizes, framed as data and masked; words of bodies and attachment names in search.", Default: false},
+	{Name: ScopeReadBodies, Title: "Read message bodies", Description: "Message text and attachment names, types and sizes, framed as data and masked; words of bodies and attachment names in search.", Default: false, SearchesBodies: true},
 	{Name: ScopeDraftsWrite, Title: "Write drafts", Description: "Save new messages, replies and forwards into the account's Drafts folder; never sends.", Default: false},
 	{Name: ScopeRulesPropose, Title: "Propose rules", Description: "Propose mail rules that the person reviews and approves before they take effect.", Default: false},
 	{Name: ScopeRulesWrite, Title: "Write rules", Description: "Create, change and remove mail rules without a separate review.", Default: false},

@@ -96,7 +96,9 @@ type Scope struct {
 	Title       string `yaml:"title"`
 	Description string `yaml:"description"`
 	Default     bool   `yaml:"default"`
-	Pos         Pos    `yaml:"-"`
+	// SearchesBodies: granting the scope widens searches to body words and attachment names.
+	SearchesBodies bool `yaml:"searches_bodies"`
+	Pos            Pos  `yaml:"-"`
 }
 
 // Preset is a named grant a person picks at setup, with one line saying what

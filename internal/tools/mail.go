@@ -374,6 +374,17 @@ func hasScope(ctx context.Context, scope string) bool {
 	return false
 }
 
+// searchesBodies says whether the grant widens searches to body words and attachment names: a
+// granted scope the catalog marks searches_bodies.
+func searchesBodies(ctx context.Context) bool {
+	for _, sc := range generated.Scopes {
+		if sc.SearchesBodies && hasScope(ctx, sc.Name) {
+			return true
+		}
+	}
+	return false
+}
+
 // now is the clock relative dates are read against (tests replace it).
 var now = time.Now
 
@@ -402,7 +413,7 @@ func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (
 	if err != nil {
 		return nil, err
 	}
-	f := &store.Filter{Accounts: accts, Query: q, Bodies: hasScope(ctx, generated.ScopeReadBodies), Threads: a.Threads, Before: before, Limit: a.Limit}
+	f := &store.Filter{Accounts: accts, Query: q, Bodies: searchesBodies(ctx), Threads: a.Threads, Before: before, Limit: a.Limit}
 	return s.page(ctx, f, a.Fields, a.CountOnly)
 }
 
@@ -446,7 +457,7 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 		return nil, err
 	}
 	// The folder is found by the store, as mail_list's (store.FolderError).
-	f := &store.Filter{Accounts: accts, Folder: deref(a.Folder), Bodies: hasScope(ctx, generated.ScopeReadBodies)}
+	f := &store.Filter{Accounts: accts, Folder: deref(a.Folder), Bodies: searchesBodies(ctx)}
 	if q := deref(a.Query); q != "" {
 		if f.Query, err = s.parseQuery(q); err != nil {
 			return nil, err
