@@ -236,7 +236,7 @@ func (s *Service) sendingAccount(name string, sending bool) (config.Account, err
 	}
 	var imapAccts []config.Account
 	for _, a := range accts {
-		if a.Kind == "imap" {
+		if writable(a) {
 			imapAccts = append(imapAccts, a)
 		}
 	}
@@ -252,7 +252,7 @@ func (s *Service) sendingAccount(name string, sending bool) (config.Account, err
 		if !found {
 			return acct, fmt.Errorf("there is no account %q here; call accounts for the names", name)
 		}
-		if acct.Kind != "imap" {
+		if !writable(acct) {
 			return acct, fmt.Errorf("account %s is a read-only %s import; drafts and sending need an IMAP account", acct.Name, acct.Kind)
 		}
 	case len(imapAccts) == 1:
@@ -301,6 +301,17 @@ func preview(m compose.Message, action string) *generated.Prepared {
 }
 
 // connect logs in to the server of an account whose kind has remote actions.
+// writable says whether the account's kind acts on a server (source.Remote): only such an account
+// can hold drafts and write sent copies.
+func writable(acct config.Account) bool {
+	src, err := kinds.Open(acct)
+	if err != nil {
+		return false
+	}
+	_, ok := src.(source.Remote)
+	return ok
+}
+
 func connect(ctx context.Context, acct config.Account) (source.Session, error) {
 	src, err := kinds.Open(acct)
 	if err != nil {
