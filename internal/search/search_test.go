@@ -396,6 +396,24 @@ func TestParseRelativeDates(t *testing.T) {
 // be the last text written, so a conjunction whose own terms hold it writes
 // its groups first. ok is false when a value cannot be written (a date
 // outside years 1..9999).
+// rawBare says whether q (or a group in it) has a word render writes as it is, unquoted, that is
+// no prefix and not negated: one holding a quote.
+func rawBare(q *search.Query) bool {
+	for _, t := range q.Terms {
+		if !t.Prefix && !t.Negated && strings.Contains(t.Text, `"`) {
+			return true
+		}
+	}
+	for _, g := range q.Groups {
+		for _, a := range g.Alts {
+			if rawBare(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func render(q *search.Query) (string, bool) {
 	var parts []string
 	val := func(s string) string {
@@ -403,6 +421,11 @@ func render(q *search.Query) (string, bool) {
 			return s
 		}
 		return `"` + s + `"`
+	}
+	if len(q.Groups) > 0 && rawBare(q) {
+		// Terms and groups are kept apart, so their order is lost; a bare word written as it is
+		// (it holds a quote) could then come last and read back as the prefix.
+		return "", false
 	}
 	var termParts, groupParts []string
 	prefixHere := false
