@@ -162,6 +162,16 @@ func (r *intRun) binary() (string, error) {
 	return r.bin, err
 }
 
+// openHosts is open, then the hosts the arguments name: what every verb starts with.
+func (f *intFlags) openHosts(cmd *cobra.Command, stdin io.Reader, stdout io.Writer, args []string) (*intRun, []*integrations.Host, error) {
+	r, err := f.open(cmd, stdin, stdout)
+	if err != nil {
+		return nil, nil, err
+	}
+	hs, err := r.hosts(args)
+	return r, hs, err
+}
+
 // hosts are the hosts named by args; an unknown one is a usage error naming the nearest.
 func (r *intRun) hosts(args []string) ([]*integrations.Host, error) {
 	var out []*integrations.Host
@@ -612,11 +622,7 @@ func newIntPlanCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	c.Flags().StringVar(&f.binary, "binary", "", "the postern the entry runs (default: this one, by a path that survives upgrades)")
 	c.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		r, err := f.open(cmd, stdin, stdout)
-		if err != nil {
-			return err
-		}
-		hs, err := r.hosts(args)
+		r, hs, err := f.openHosts(cmd, stdin, stdout, args)
 		if err != nil {
 			return err
 		}
@@ -675,11 +681,7 @@ is how to change it.
 	addChange(c, f)
 	c.Flags().BoolVar(&f.asJSON, "json", false, "with --dry-run, print the plans as JSON")
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		r, err := f.open(cmd, stdin, stdout)
-		if err != nil {
-			return err
-		}
-		hs, err := r.hosts(args)
+		r, hs, err := f.openHosts(cmd, stdin, stdout, args)
 		if err != nil {
 			return err
 		}
@@ -835,11 +837,7 @@ postern) is checked against its own flags, and doctor says so.`),
 	c.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
 	addRecordedOnly(c)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		r, err := f.open(cmd, stdin, stdout)
-		if err != nil {
-			return err
-		}
-		hs, err := r.hosts(args)
+		r, hs, err := f.openHosts(cmd, stdin, stdout, args)
 		if err != nil {
 			return err
 		}
@@ -898,11 +896,7 @@ run setup again.`),
 	c.Flags().BoolVar(&f.asJSON, "json", false, "with --dry-run, print the plans as JSON")
 	addRecordedOnly(c)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		r, err := f.open(cmd, stdin, stdout)
-		if err != nil {
-			return err
-		}
-		hs, err := r.hosts(args)
+		r, hs, err := f.openHosts(cmd, stdin, stdout, args)
 		if err != nil {
 			return err
 		}
@@ -946,11 +940,7 @@ as it was, and a file host keeps a backup of its file.`),
 	addChange(c, f)
 	c.Flags().BoolVar(&f.asJSON, "json", false, "with --dry-run, print the plans as JSON")
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		r, err := f.open(cmd, stdin, stdout)
-		if err != nil {
-			return err
-		}
-		hs, err := r.hosts(args)
+		r, hs, err := f.openHosts(cmd, stdin, stdout, args)
 		if err != nil {
 			return err
 		}
