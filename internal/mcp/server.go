@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,7 +147,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			break
 		}
 		if errors.Is(err, jsonrpc.ErrLineTooLong) || errors.Is(err, jsonrpc.ErrNotUTF8) {
-			s.write(jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: "+err.Error()+"; the line was skipped")))
+			s.write(jsonrpc.EncodeError(nil, protocolError(jsonrpc.CodeParseError, "Parse error: "+err.Error()+"; the line was skipped")))
 			continue
 		}
 		if err != nil {
@@ -179,21 +178,21 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 
 func (s *Server) write(msg []byte) {
 	if err := s.conn.Send(msg); err != nil {
-		fmt.Fprintf(s.opt.Stderr, "postern: cannot write to standard output: %v\n", err)
+		s.logf("postern: cannot write to standard output: %v", err)
 	}
 }
 
 // notify sends a notification that has no params.
 func (s *Server) notify(method string) {
 	if err := s.conn.Notify(method, nil); err != nil {
-		fmt.Fprintf(s.opt.Stderr, "postern: cannot write to standard output: %v\n", err)
+		s.logf("postern: cannot write to standard output: %v", err)
 	}
 }
 
 // batch answers a JSON array of messages where the negotiated revision allows it.
 func (s *Server) batch(ctx context.Context, line []byte) {
 	if !gjson.ValidBytes(line) {
-		s.write(jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")))
+		s.write(jsonrpc.EncodeError(nil, protocolError(jsonrpc.CodeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message per line")))
 		return
 	}
 	s.mu.Lock()
@@ -205,11 +204,11 @@ func (s *Server) batch(ctx context.Context, line []byte) {
 		if rev != nil {
 			why = "protocol revision " + rev.Version + " does not allow batches"
 		}
-		s.write(jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why+"; send one message per line")))
+		s.write(jsonrpc.EncodeError(nil, protocolError(jsonrpc.CodeInvalidRequest, "Invalid Request: "+why+"; send one message per line")))
 		return
 	}
 	if len(items) == 0 {
-		s.write(jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch")))
+		s.write(jsonrpc.EncodeError(nil, protocolError(jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch")))
 		return
 	}
 	var parts [][]byte
@@ -217,7 +216,7 @@ func (s *Server) batch(ctx context.Context, line []byte) {
 		msg, perr := jsonrpc.Parse([]byte(it.Raw))
 		if perr == nil && msg.IsResponse() {
 			// No revision with batches has requests from the server.
-			perr = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: this server sends no requests on a "+rev.Version+" connection, so it takes no responses")
+			perr = protocolError(jsonrpc.CodeInvalidRequest, "Invalid Request: this server sends no requests on a "+rev.Version+" connection, so it takes no responses")
 		}
 		if resp := s.handle(ctx, msg, perr, false); resp != nil {
 			parts = append(parts, resp)
@@ -228,7 +227,7 @@ func (s *Server) batch(ctx context.Context, line []byte) {
 	}
 	b, err := jsonrpc.EncodeBatch(parts)
 	if err != nil {
-		b = jsonrpc.EncodeError(nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the batch's answers could not be encoded: "+err.Error()))
+		b = jsonrpc.EncodeError(nil, protocolError(jsonrpc.CodeInternalError, "Internal error: the batch's answers could not be encoded: "+err.Error()))
 	}
 	s.write(b)
 }
@@ -279,9 +278,9 @@ func (s *Server) handle(ctx context.Context, msg *jsonrpc.Message, perr *jsonrpc
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(s.opt.Stderr, "postern: panic answering %s: %v\n%s", msg.Method, p, debug.Stack())
+			s.logPanic("answering "+msg.Method, p)
 			if msg.ID != nil {
-				resp = jsonrpc.EncodeError(msg.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: postern failed on this request and logged why on its standard error; the connection is still open"))
+				resp = jsonrpc.EncodeError(msg.ID, protocolError(jsonrpc.CodeInternalError, "Internal error: postern failed on this request and logged why on its standard error; the connection is still open"))
 			} else {
 				resp = nil
 			}
@@ -324,12 +323,12 @@ func (s *Server) notification(msg *jsonrpc.Message) {
 func (s *Server) classify(req *request) *jsonrpc.Error {
 	msg, meta := req.msg, req.meta
 	if meta.Exists() && !meta.IsObject() {
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must be an object")
+		return protocolError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must be an object")
 	}
 	ver := meta.Get(pathVersion)
 	if ver.Exists() {
 		if ver.Type != gjson.String {
-			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaVersion+" must be a string")
+			return protocolError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaVersion+" must be a string")
 		}
 		switch rev := lookupRevision(ver.Str); {
 		case rev != nil && rev.Modern:
@@ -337,21 +336,21 @@ func (s *Server) classify(req *request) *jsonrpc.Error {
 		case rev != nil:
 			// A legacy revision named in _meta: served as legacy.
 		default:
-			e := jsonrpc.NewError(CodeUnsupportedVersion, "Unsupported protocol version "+strconv.Quote(ver.Str)+"; use one of "+strings.Join(Supported, ", "))
+			e := protocolError(CodeUnsupportedVersion, "Unsupported protocol version "+strconv.Quote(ver.Str)+"; use one of "+strings.Join(Supported, ", "))
 			e.Data = map[string]any{"supported": Supported, "requested": ver.Str}
 			return e
 		}
 	} else if meta.Get(pathCapabilities).Exists() || meta.Get(pathClientInfo).Exists() || msg.Method == "server/discover" {
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must carry "+metaVersion+" (\""+Modern+"\") and "+metaCapabilities+" on every 2026-07-28 request")
+		return protocolError(jsonrpc.CodeInvalidParams, "Invalid params: _meta must carry "+metaVersion+" (\""+Modern+"\") and "+metaCapabilities+" on every 2026-07-28 request")
 	}
 	s.mu.Lock()
 	rev, client := s.negotiated, s.clientName
 	s.mu.Unlock()
 	if rev == nil && msg.Method != "initialize" && msg.Method != "ping" {
 		if _, known := legacyMethods[msg.Method]; !known {
-			return jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method)
+			return protocolError(jsonrpc.CodeMethodNotFound, "Method not found: "+msg.Method)
 		}
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: "+msg.Method+" carries no _meta "+metaVersion+" and no initialize came first; send initialize, or the 2026-07-28 _meta fields on every request")
+		return protocolError(jsonrpc.CodeInvalidParams, "Invalid params: "+msg.Method+" carries no _meta "+metaVersion+" and no initialize came first; send initialize, or the 2026-07-28 _meta fields on every request")
 	}
 	if rev == nil {
 		rev = noRevision
@@ -364,16 +363,16 @@ func (s *Server) modernRequest(req *request, rev *revision) *jsonrpc.Error {
 	meta := req.meta
 	caps := meta.Get(pathCapabilities)
 	if !caps.Exists() {
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta is missing the required "+metaCapabilities+" ({} when the client has none)")
+		return protocolError(jsonrpc.CodeInvalidParams, "Invalid params: _meta is missing the required "+metaCapabilities+" ({} when the client has none)")
 	}
 	if !caps.IsObject() {
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaCapabilities+" must be an object")
+		return protocolError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaCapabilities+" must be an object")
 	}
 	req.rev = rev
 	req.elicit = rev.Elicitation && caps.Get("elicitation").IsObject()
 	if ci := meta.Get(pathClientInfo); ci.Exists() {
 		if !ci.IsObject() || ci.Get("name").Type != gjson.String {
-			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaClientInfo+" must be an object with a name")
+			return protocolError(jsonrpc.CodeInvalidParams, "Invalid params: _meta "+metaClientInfo+" must be an object with a name")
 		}
 		req.client = ci.Get("name").Str
 	}
@@ -399,9 +398,9 @@ func (s *Server) modern(ctx context.Context, req *request, async bool) []byte {
 		return resp
 	}
 	if removedInModern[m.Method] {
-		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" is not part of protocol "+Modern))
+		return errorAnswer(req, protocolError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method+" is not part of protocol "+Modern))
 	}
-	return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
+	return errorAnswer(req, protocolError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 }
 
 func (s *Server) legacy(ctx context.Context, req *request, async bool) []byte {
@@ -415,7 +414,7 @@ func (s *Server) legacy(ctx context.Context, req *request, async bool) []byte {
 	if resp, ok := s.common(ctx, req, async); ok {
 		return resp
 	}
-	return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
+	return errorAnswer(req, protocolError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method))
 }
 
 // common answers the methods both eras share; ok is false for any other method.
@@ -445,11 +444,11 @@ func (s *Server) initialize(req *request) []byte {
 	already := s.negotiated != nil
 	s.mu.Unlock()
 	if already {
-		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: this connection is already initialized; start a new one to negotiate again"))
+		return errorAnswer(req, protocolError(jsonrpc.CodeInvalidRequest, "Invalid Request: this connection is already initialized; start a new one to negotiate again"))
 	}
 	asked := req.params.Get("protocolVersion")
 	if asked.Type != gjson.String {
-		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: initialize needs protocolVersion (a string such as \""+LatestLegacy+"\")"))
+		return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Invalid params: initialize needs protocolVersion (a string such as \""+LatestLegacy+"\")"))
 	}
 	rev := legacyRevision(asked.Str)
 	if rev == nil {
@@ -505,7 +504,7 @@ func (s *Server) result(req *request, res map[string]any, cacheable bool) []byte
 	// json.Marshal escapes HTML characters, as these answers always had them.
 	b, err := json.Marshal(res)
 	if err != nil {
-		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the answer could not be encoded: "+err.Error()))
+		return errorAnswer(req, protocolError(jsonrpc.CodeInternalError, "Internal error: the answer could not be encoded: "+err.Error()))
 	}
 	return s.encodeResult(req, json.RawMessage(b))
 }
@@ -515,7 +514,7 @@ func (s *Server) result(req *request, res map[string]any, cacheable bool) []byte
 func (s *Server) encodeResult(req *request, res any) []byte {
 	b, err := jsonrpc.EncodeResult(req.msg.ID, res)
 	if err != nil {
-		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: the answer could not be encoded: "+err.Error()))
+		return errorAnswer(req, protocolError(jsonrpc.CodeInternalError, "Internal error: the answer could not be encoded: "+err.Error()))
 	}
 	return b
 }
@@ -530,7 +529,7 @@ func (s *Server) toolsList(req *request) (map[string]any, *jsonrpc.Error) {
 	if c := req.params.Get("cursor"); c.Exists() && c.Str != "" {
 		n, ok := decodeCursor(c.Str)
 		if !ok || n > len(tools) {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: the cursor is not one this server gave; list again without a cursor")
+			return nil, protocolError(jsonrpc.CodeInvalidParams, "Invalid params: the cursor is not one this server gave; list again without a cursor")
 		}
 		start = n
 	}
@@ -609,10 +608,10 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 	m := req.msg
 	name := req.name
 	if name.Type != gjson.String || name.Str == "" {
-		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs params.name, the tool to call"))
+		return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs params.name, the tool to call"))
 	}
 	if s.opt.Registry.Lookup(name.Str) == nil {
-		return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)+"; call tools/list for the tools this connection offers"))
+		return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)+"; call tools/list for the tools this connection offers"))
 	}
 	var args json.RawMessage
 	if a := req.arguments; a.Exists() {
@@ -660,7 +659,7 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		cctx = dispatch.WithInfo(cctx, ci)
 		res, err := s.opt.Registry.Call(cctx, name.Str, args, g)
 		if err != nil {
-			return errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)))
+			return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)))
 		}
 		return s.callResult(req, res)
 	}
@@ -678,8 +677,8 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					fmt.Fprintf(s.opt.Stderr, "postern: panic in tools/call: %v\n%s", p, debug.Stack())
-					resp = errorAnswer(req, jsonrpc.NewError(jsonrpc.CodeInternalError, "Internal error: postern failed on this call and logged why on its standard error"))
+					s.logPanic("in tools/call", p)
+					resp = errorAnswer(req, protocolError(jsonrpc.CodeInternalError, "Internal error: postern failed on this call and logged why on its standard error"))
 				}
 			}()
 			resp = run()
@@ -773,11 +772,11 @@ func (s *Server) resources(req *request) (map[string]any, *jsonrpc.Error) {
 	}
 	uri := req.params.Get("uri")
 	if uri.Type != gjson.String {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: resources/read needs params.uri")
+		return nil, protocolError(jsonrpc.CodeInvalidParams, "Invalid params: resources/read needs params.uri")
 	}
 	c, err := s.opt.Resources.Read(uri.Str, g)
 	if err != nil {
-		e := jsonrpc.NewError(req.rev.ResourceNotFound, "Resource not found: "+strconv.Quote(uri.Str)+"; call resources/list for what this connection can read")
+		e := protocolError(req.rev.ResourceNotFound, "Resource not found: "+strconv.Quote(uri.Str)+"; call resources/list for what this connection can read")
 		e.Data = map[string]string{"uri": uri.Str}
 		return nil, e
 	}
