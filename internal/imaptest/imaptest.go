@@ -77,7 +77,7 @@ func Start(tb testing.TB) *Server {
 		return s
 	}
 	requireDovecot(tb)
-	s, err := shared.Start(tb, start, (*Server).logTail)
+	s, err := shared.Start(tb, func() (*Server, error) { return start(Options{}) }, (*Server).logTail)
 	if err != nil {
 		tb.Fatalf("imaptest: %v", err)
 	}
@@ -88,8 +88,24 @@ func Start(tb testing.TB) *Server {
 // stop, restart or break the server. It ignores POSTERN_DOVECOT_DIR.
 func NewServer(tb testing.TB) *Server {
 	tb.Helper()
+	return NewServerWith(tb, Options{})
+}
+
+// Options configure a private instance differently from the shared one.
+type Options struct {
+	// Capability, when set, is what the server announces after login (Dovecot's
+	// imap_capability), so that a test sees a server without some extension, for example
+	// "IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE IDLE LITERAL+ SPECIAL-USE CONDSTORE" for
+	// one with neither MOVE nor UIDPLUS. Dovecot still accepts the commands it hides; what
+	// it changes is what a client, which must look before it uses one, is told.
+	Capability string
+}
+
+// NewServerWith is NewServer with opts.
+func NewServerWith(tb testing.TB, opts Options) *Server {
+	tb.Helper()
 	requireDovecot(tb)
-	s, err := start()
+	s, err := start(opts)
 	if err != nil {
 		tb.Fatalf("imaptest: %v", err)
 	}
@@ -265,7 +281,7 @@ func requireDovecot(tb testing.TB) {
 	}
 }
 
-func start() (*Server, error) {
+func start(opts Options) (*Server, error) {
 	sc, err := dovecot.Find()
 	if err != nil {
 		return nil, err
@@ -277,6 +293,13 @@ func start() (*Server, error) {
 	// Dovecot serves mail as an unprivileged user, who must reach the homes inside.
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return nil, err
+	}
+	if extra := opts.conf(); extra != "" {
+		// .ci/dovecot start appends DIR/extra.conf to the config it writes.
+		if err := os.WriteFile(filepath.Join(dir, "extra.conf"), []byte(extra), 0o644); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -293,6 +316,14 @@ func start() (*Server, error) {
 	}
 	s.inst.Watch()
 	return s, nil
+}
+
+// conf is the Dovecot settings opts add to the config.
+func (o Options) conf() string {
+	if o.Capability == "" {
+		return ""
+	}
+	return "imap_capability = " + strings.Join(strings.Fields(o.Capability), " ") + "\n"
 }
 
 func external(dir string) (*Server, error) {

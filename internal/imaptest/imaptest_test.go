@@ -401,3 +401,24 @@ func TestPrivateServersDoNotCollide(t *testing.T) {
 		}
 	})
 }
+
+// TestNewServerWithCapability: a private instance told to announce fewer extensions does
+// after login (MOVE and UIDPLUS gone, CONDSTORE kept), and the shared instance still
+// announces them.
+func TestNewServerWithCapability(t *testing.T) {
+	t.Parallel()
+	s := NewServerWith(t, Options{Capability: "IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE IDLE LITERAL+ SPECIAL-USE CONDSTORE"})
+	c := s.NewUser(t).Login(t, nil)
+	caps := c.Caps()
+	for _, gone := range []imap.Cap{imap.CapMove, imap.CapUIDPlus} {
+		if caps.Has(gone) {
+			t.Errorf("the restricted server announces %s: %v", gone, caps)
+		}
+	}
+	if !caps.Has(imap.CapCondStore) || !caps.Has(imap.CapSpecialUse) {
+		t.Errorf("the restricted server lost CONDSTORE or SPECIAL-USE: %v", caps)
+	}
+	if full := Start(t).NewUser(t).Login(t, nil).Caps(); !full.Has(imap.CapMove) || !full.Has(imap.CapUIDPlus) {
+		t.Errorf("the shared server lacks MOVE or UIDPLUS: %v", full)
+	}
+}

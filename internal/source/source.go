@@ -43,23 +43,82 @@ type Session interface {
 	// message cannot be read, the error is a *ReadError, ErrGone or ErrEmpty, so that the
 	// caller can say which message it was (a draft).
 	Fetch(ctx context.Context, folder string, uid uint32) ([]byte, error)
-	// Remove deletes from folder the messages whose Message-ID is messageID and says how many.
+	// Remove deletes from folder the messages whose Message-ID is messageID and says how many;
+	// without UID EXPUNGE on the server it changes nothing and returns ErrNeedsExpunge.
 	Remove(ctx context.Context, folder, messageID string) (int, error)
+	// RoleFolder returns the folder that has role (any Role constant), found by its
+	// special-use attribute or a conventional name; ok is false when the account has none. It
+	// never creates a folder.
+	RoleFolder(ctx context.Context, role string) (folder string, ok bool, err error)
+	// State returns the flags and modseq of the messages uids of folder that it still holds
+	// (those it no longer holds are left out). Like every action below, it first checks that
+	// folder's UIDVALIDITY is uidValidity, else it returns an error wrapping ErrStale.
+	State(ctx context.Context, folder string, uidValidity uint32, uids []uint32) (map[uint32]MessageState, error)
+	// SetFlags adds and removes IMAP flags (`\Seen`, `\Flagged`, `$Junk`…; never `\Deleted`)
+	// on the messages uids of folder. With unchangedSince > 0 on a server with CONDSTORE, a
+	// message whose modseq is above it is left alone and reported in Flagged.Changed.
+	SetFlags(ctx context.Context, folder string, uidValidity uint32, uids []uint32, add, remove []string, unchangedSince uint64) (Flagged, error)
+	// Move moves exactly the messages uids of folder to dest. Without MOVE it copies them and
+	// removes the originals with UID EXPUNGE; a server with neither gets ErrNeedsExpunge and
+	// nothing is changed.
+	Move(ctx context.Context, folder string, uidValidity uint32, uids []uint32, dest string) (Moved, error)
+	// Expunge removes exactly the messages uids of folder for good and says how many; without
+	// UID EXPUNGE it changes nothing and returns ErrNeedsExpunge.
+	Expunge(ctx context.Context, folder string, uidValidity uint32, uids []uint32) (int, error)
 	// Close logs out.
 	Close()
 }
 
 // Folder roles a Session finds.
 const (
-	RoleDrafts = "drafts"
-	RoleSent   = "sent"
+	RoleDrafts  = "drafts"
+	RoleSent    = "sent"
+	RoleArchive = "archive"
+	RoleJunk    = "junk"
+	RoleTrash   = "trash"
 )
+
+// MessageState is what the server holds of one message's flags.
+type MessageState struct {
+	Flags  []string // IMAP flags as the server spells them (`\Seen`, `$Junk`), sorted
+	ModSeq uint64   // its CONDSTORE mod-sequence; 0 when the server has no CONDSTORE
+}
+
+// Moved is what a Move did.
+type Moved struct {
+	// UIDValidity is the destination folder's UIDVALIDITY (0 when the server did not say).
+	UIDValidity uint32
+	// UIDs maps each moved source uid to its uid in the destination (0 when unknown).
+	UIDs map[uint32]uint32
+	// Gone lists the uids asked for that the folder no longer held: nothing was done to them.
+	Gone []uint32
+}
+
+// Flagged is what a SetFlags did.
+type Flagged struct {
+	// Before holds the state of each message found, read just before the change.
+	Before map[uint32]MessageState
+	// After holds the state, read after the change, of each message now flagged as asked.
+	After map[uint32]MessageState
+	// Changed lists the messages left alone because they changed on the server after
+	// unchangedSince.
+	Changed []uint32
+	// Gone lists the uids asked for that the folder no longer held.
+	Gone []uint32
+}
 
 var (
 	// ErrGone is a Fetch of a message the server no longer has.
 	ErrGone = errors.New("the message is no longer on the server")
 	// ErrEmpty is a Fetch the server answered without the message's content.
 	ErrEmpty = errors.New("the server sent no content for the message")
+	// ErrNeedsExpunge is an action refused, with nothing changed, because the server lacks UID
+	// EXPUNGE (UIDPLUS): a plain EXPUNGE would also remove messages another mail program
+	// marked deleted.
+	ErrNeedsExpunge = errors.New("the server cannot remove single messages (it offers no UIDPLUS), and a plain EXPUNGE would also remove every message another mail program marked deleted in the folder, so nothing was changed; do this in your mail program instead")
+	// ErrStale is an action refused because the folder's UIDVALIDITY is not the one the store
+	// holds: its uids now name other messages.
+	ErrStale = errors.New("its messages were renumbered on the server since the last sync, so nothing was changed; run postern sync and try again")
 )
 
 // ReadError is a Fetch whose read of the message failed; Err says why.

@@ -10,8 +10,9 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 )
 
-// Append, FindRole and RemoveByMessageID take a logged-in client (Dial makes one) and close it
-// when ctx ends while they run: imapclient has no per-command cancellation.
+// Append, FindRole, RoleFolder, RemoveByMessageID, State, SetFlags, Move and Expunge take a
+// logged-in client (Dial makes one) and close it when ctx ends while they run: imapclient has
+// no per-command cancellation.
 
 // closeOnCancel closes c if ctx ends before the returned function is called.
 func closeOnCancel(ctx context.Context, c *imapclient.Client) (stop func() bool) {

@@ -9,18 +9,24 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/postern-mcp/postern/internal/source"
 )
 
 // RemoveByMessageID removes from mailbox the messages whose Message-ID header is msgid (with or
 // without angle brackets) and returns how many it removed. It selects mailbox (which stays
 // selected), finds candidates with UID SEARCH HEADER Message-ID, keeps those whose header is
 // exactly msgid (SEARCH matches substrings), marks them \Deleted and removes them with UID
-// EXPUNGE; without UIDPLUS it uses EXPUNGE, which also removes any other message in mailbox
+// EXPUNGE. Without UIDPLUS it changes nothing and returns an error wrapping
+// source.ErrNeedsExpunge: a plain EXPUNGE would also remove any other message in mailbox
 // already marked \Deleted.
 func RemoveByMessageID(ctx context.Context, c *imapclient.Client, mailbox, msgid string) (int, error) {
 	id := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(msgid), "<"), ">")
 	if id == "" || strings.ContainsAny(id, "<>\r\n") {
 		return 0, fmt.Errorf("%q is not a Message-ID", msgid)
+	}
+	if !c.Caps().Has(imap.CapUIDPlus) {
+		return 0, fmt.Errorf("removing the message <%s> from %q: %w", id, mailbox, source.ErrNeedsExpunge)
 	}
 	defer closeOnCancel(ctx, c)()
 	if _, err := c.Select(mailbox, nil).Wait(); err != nil {
@@ -55,21 +61,7 @@ func RemoveByMessageID(ctx context.Context, c *imapclient.Client, mailbox, msgid
 	if n == 0 {
 		return 0, nil
 	}
-	del := &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}
-	if err := c.Store(match, del, nil).Close(); err != nil {
-		return 0, imapFailed(ctx, fmt.Sprintf("marking the message deleted in %q", mailbox), err)
-	}
-	if c.Caps().Has(imap.CapUIDPlus) {
-		gone, err := c.UIDExpunge(match).Collect()
-		if err != nil {
-			return 0, imapFailed(ctx, fmt.Sprintf("removing the message from %q", mailbox), err)
-		}
-		return len(gone), nil
-	}
-	if _, err := c.Expunge().Collect(); err != nil {
-		return 0, imapFailed(ctx, fmt.Sprintf("removing the message from %q", mailbox), err)
-	}
-	return n, nil
+	return deleteExactly(ctx, c, mailbox, match)
 }
 
 // headerMessageID is the Message-ID in a header block, without angle brackets.

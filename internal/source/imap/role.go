@@ -11,14 +11,37 @@ import (
 	"github.com/postern-mcp/postern/internal/source"
 )
 
-// Roles FindRole knows: the special-use attribute (RFC 6154), the conventional names in order of
-// preference (compared without regard to case, alone or under INBOX), and the name to create.
+// Roles FindRole and RoleFolder know: the special-use attribute (RFC 6154), the conventional
+// names in order of preference (compared without regard to case, alone or under INBOX; the
+// first is the name FindRole creates), and whether FindRole may create the folder.
 var roles = map[string]struct {
-	attr  imap.MailboxAttr
-	names []string
+	attr   imap.MailboxAttr
+	names  []string
+	create bool
 }{
-	source.RoleDrafts: {imap.MailboxAttrDrafts, []string{"Drafts"}},
-	source.RoleSent:   {imap.MailboxAttrSent, []string{"Sent", "Sent Items", "Sent Messages"}},
+	source.RoleDrafts:  {imap.MailboxAttrDrafts, []string{"Drafts"}, true},
+	source.RoleSent:    {imap.MailboxAttrSent, []string{"Sent", "Sent Items", "Sent Messages"}, true},
+	source.RoleArchive: {imap.MailboxAttrArchive, []string{"Archive", "Archives"}, false},
+	source.RoleJunk:    {imap.MailboxAttrJunk, []string{"Junk", "Spam", "Junk E-mail", "Junk Email", "Bulk Mail"}, false},
+	source.RoleTrash:   {imap.MailboxAttrTrash, []string{"Trash", "Deleted Items", "Deleted Messages", "Bin"}, false},
+}
+
+// RoleFolder returns the mailbox for role (drafts, sent, archive, junk or trash) as FindRole
+// finds it: by special-use attribute, else by a conventional name (Archive, Archives; Junk,
+// Spam, Junk E-mail, Junk Email, Bulk Mail; Trash, Deleted Items, Deleted Messages, Bin; also
+// under INBOX). It never creates one: ok is false when the account has none.
+func RoleFolder(ctx context.Context, c *imapclient.Client, role string) (string, bool, error) {
+	r, ok := roles[role]
+	if !ok {
+		return "", false, fmt.Errorf("no folder role %q; it is drafts, sent, archive, junk or trash", role)
+	}
+	defer closeOnCancel(ctx, c)()
+	list, err := listAll(c)
+	if err != nil {
+		return "", false, imapFailed(ctx, "listing the folders", err)
+	}
+	name, ok := pick(list, r.attr, r.names)
+	return name, ok, nil
 }
 
 // FindRole returns the mailbox for role ("drafts" or "sent"): the one with the special-use
@@ -28,8 +51,8 @@ var roles = map[string]struct {
 // supports CREATE-SPECIAL-USE, subscribes to it, and returns it.
 func FindRole(ctx context.Context, c *imapclient.Client, role string) (string, error) {
 	r, ok := roles[role]
-	if !ok {
-		return "", fmt.Errorf("no folder role %q; it is drafts or sent", role)
+	if !ok || !r.create {
+		return "", fmt.Errorf("no folder role %q to find or make; it is drafts or sent", role)
 	}
 	defer closeOnCancel(ctx, c)()
 	list, err := listAll(c)

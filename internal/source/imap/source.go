@@ -1,7 +1,9 @@
 // Package imap is the IMAP account kind: it syncs an account into the store (folders, flags,
 // messages, expunges, renames, UIDVALIDITY changes) and does the remote actions drafts and
-// sending need (find a folder by role, append, fetch, remove). One file per operation, as
-// go-imap v2 lays out its client. A sync never writes to the server; nothing logs a password.
+// sending need (find a folder by role, append, fetch, remove) and the actions on messages
+// (state, flags, move, expunge). One file per operation, as go-imap v2 lays out its client.
+// A sync never writes to the server; nothing sends a plain EXPUNGE (it would remove messages
+// other mail programs marked deleted); nothing logs a password.
 package imap
 
 import (
@@ -48,7 +50,7 @@ type Source struct{ a Account }
 // New returns the Source of a.
 func New(a Account) *Source { return &Source{a: a} }
 
-// Open is the table's row for kind imap.
+// Open is the Source of a configured account: the Open of Kind.
 func Open(a config.Account) source.Source { return New(FromConfig(a)) }
 
 // Sync brings the store's copy of the account up to date.
@@ -83,6 +85,26 @@ func (s *session) Fetch(ctx context.Context, folder string, uid uint32) ([]byte,
 
 func (s *session) Remove(ctx context.Context, folder, messageID string) (int, error) {
 	return RemoveByMessageID(ctx, s.c, folder, messageID)
+}
+
+func (s *session) RoleFolder(ctx context.Context, role string) (string, bool, error) {
+	return RoleFolder(ctx, s.c, role)
+}
+
+func (s *session) State(ctx context.Context, folder string, uidValidity uint32, uids []uint32) (map[uint32]source.MessageState, error) {
+	return State(ctx, s.c, folder, uidValidity, uids)
+}
+
+func (s *session) SetFlags(ctx context.Context, folder string, uidValidity uint32, uids []uint32, add, remove []string, unchangedSince uint64) (source.Flagged, error) {
+	return SetFlags(ctx, s.c, folder, uidValidity, uids, add, remove, unchangedSince)
+}
+
+func (s *session) Move(ctx context.Context, folder string, uidValidity uint32, uids []uint32, dest string) (source.Moved, error) {
+	return Move(ctx, s.c, folder, uidValidity, uids, dest)
+}
+
+func (s *session) Expunge(ctx context.Context, folder string, uidValidity uint32, uids []uint32) (int, error) {
+	return Expunge(ctx, s.c, folder, uidValidity, uids)
 }
 
 // Close sends LOGOUT without waiting for the server's answer.
