@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/mcptest"
 	"github.com/postern-mcp/postern/internal/smtptest"
 )
 
@@ -149,12 +150,7 @@ func (s *session) recvLine() string {
 // rpc sends a request and returns its answer.
 func (s *session) rpc(id any, method string, params any) map[string]any {
 	s.t.Helper()
-	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		msg["params"] = params
-	}
-	b, _ := json.Marshal(msg)
-	s.send(string(b))
+	s.send(mcptest.Request(id, method, params))
 	return s.recv()
 }
 
@@ -170,13 +166,7 @@ func (s *session) initialize(version string) map[string]any {
 }
 
 // modernMeta is the _meta every 2026-07-28 request carries.
-func modernMeta() map[string]any {
-	return map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "e2e-modern", "version": "1"},
-	}
-}
+func modernMeta() map[string]any { return mcptest.Meta("2026-07-28", "e2e-modern") }
 
 func withMeta(p map[string]any) map[string]any {
 	if p == nil {
@@ -186,23 +176,10 @@ func withMeta(p map[string]any) map[string]any {
 	return p
 }
 
-func result(t *testing.T, resp map[string]any) map[string]any {
-	t.Helper()
-	r, ok := resp["result"].(map[string]any)
-	if !ok {
-		t.Fatalf("expected a result, got %v", resp)
-	}
-	return r
-}
-
-func errCode(t *testing.T, resp map[string]any) (int, map[string]any) {
-	t.Helper()
-	e, ok := resp["error"].(map[string]any)
-	if !ok {
-		t.Fatalf("expected an error, got %v", resp)
-	}
-	return int(e["code"].(float64)), e
-}
+var (
+	result  = mcptest.Result
+	errCode = mcptest.ErrCode
+)
 
 // runCLI runs the binary with args and returns stdout, stderr and the exit code.
 func runCLI(t *testing.T, env []string, args ...string) (string, string, int) {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	pmcp "github.com/postern-mcp/postern/internal/mcp"
+	"github.com/postern-mcp/postern/internal/mcptest"
 )
 
 // The tests in this file drive the real binary with independent MCP clients
@@ -461,24 +462,6 @@ var (
 	passLine = regexp.MustCompile(`Passed: (\d+)/(\d+), 0 failed, \d+ warnings`)
 )
 
-// lockedBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startSupergateway starts supergateway with loopback.cjs on a free port of
 // 127.0.0.1, serving postern statefully (one postern per MCP session), and
 // returns its MCP URL. Cleanup stops it and checks its posterns are gone.
@@ -516,7 +499,7 @@ func trySupergateway(t *testing.T, c npmClients, env []string, tag string) (url 
 		"--outputTransport", "streamableHttp", "--stateful",
 		"--port", strconv.Itoa(port), "--logLevel", "info")
 	cmd.Dir, cmd.Env = c.dir, env
-	out := &lockedBuffer{}
+	out := &mcptest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	stdin, err := cmd.StdinPipe() // held open: supergateway exits when its stdin closes
 	if err != nil {

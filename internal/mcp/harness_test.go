@@ -1,13 +1,11 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/jsonrpc"
 	"github.com/postern-mcp/postern/internal/mcp"
+	"github.com/postern-mcp/postern/internal/mcptest"
 )
 
 // fake is a tiny set of handlers: status reports the call's CallInfo,
@@ -66,27 +65,10 @@ type session struct {
 	in     *io.PipeWriter
 	lines  chan []byte
 	served chan error
-	stderr *lockedBuffer
+	stderr *mcptest.Buffer
 	f      *fake
 	grant  atomic.Pointer[dispatch.Grant]
 	grants atomic.Int64 // how often the server asked for the grant
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // serve starts a server with the fake registry and the default grant; opt
@@ -94,7 +76,7 @@ func (l *lockedBuffer) String() string {
 // JSON-RPC message or a batch of them.
 func serve(t *testing.T, opt func(*mcp.Options)) *session {
 	t.Helper()
-	s := &session{t: t, lines: make(chan []byte, 100), served: make(chan error, 1), stderr: &lockedBuffer{}, f: &fake{syncing: make(chan struct{}, 1)}}
+	s := &session{t: t, lines: make(chan []byte, 100), served: make(chan error, 1), stderr: &mcptest.Buffer{}, f: &fake{syncing: make(chan struct{}, 1)}}
 	g := dispatch.DefaultGrant()
 	s.grant.Store(&g)
 	reg, err := dispatch.New(s.f)
@@ -212,12 +194,7 @@ func (s *session) recv() map[string]any {
 // rpc sends a request and returns the next message (every test waits for its answer).
 func (s *session) rpc(id any, method string, params any) map[string]any {
 	s.t.Helper()
-	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		msg["params"] = params
-	}
-	b, _ := json.Marshal(msg)
-	s.send(string(b))
+	s.send(mcptest.Request(id, method, params))
 	r := s.recv()
 	if fmt.Sprint(r["id"]) != fmt.Sprint(id) {
 		s.t.Fatalf("asked %v, the answer is %v", id, r)
@@ -251,31 +228,14 @@ func (s *session) initialize(v string, caps map[string]any) map[string]any {
 		"clientInfo": map[string]any{"name": "inproc-legacy", "version": "1"}}))
 }
 
-func result(t *testing.T, r map[string]any) map[string]any {
-	t.Helper()
-	res, ok := r["result"].(map[string]any)
-	if !ok {
-		t.Fatalf("no result: %v", r)
-	}
-	return res
-}
-
-func errCode(t *testing.T, r map[string]any) (int, map[string]any) {
-	t.Helper()
-	e, ok := r["error"].(map[string]any)
-	if !ok {
-		t.Fatalf("no error: %v", r)
-	}
-	return int(e["code"].(float64)), e
-}
+var (
+	result  = mcptest.Result
+	errCode = mcptest.ErrCode
+)
 
 // modern returns params carrying the 2026-07-28 _meta, with extra members.
 func modern(extra map[string]any) map[string]any {
-	p := map[string]any{"_meta": map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    mcp.Modern,
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "inproc-modern", "version": "1"},
-	}}
+	p := map[string]any{"_meta": mcptest.Meta(mcp.Modern, "inproc-modern")}
 	for k, v := range extra {
 		p[k] = v
 	}

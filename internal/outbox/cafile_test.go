@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testmsg"
 )
 
 // TestSendTrustsCAFile: an account's tls_ca (CAFile) is what makes the test
@@ -21,7 +22,7 @@ func TestSendTrustsCAFile(t *testing.T) {
 		a.TLSConfig = nil // only the CA file can make the certificate trusted
 		a.CAFile = filepath.Join(srv.Dir, "tls", "cert.pem")
 		to := smtptest.Addr("gina")
-		if err := Send(context.Background(), a, smtptest.Addr("alice"), []string{to}, testMessage("a@example.test", to, "", "ca file "+mode, smtptest.Addr("id"))); err != nil {
+		if err := Send(context.Background(), a, smtptest.Addr("alice"), []string{to}, testmsg.Plain("a@example.test", to, "", "ca file "+mode, smtptest.Addr("id"))); err != nil {
 			t.Fatalf("%s with CAFile: %v", mode, err)
 		}
 		if got := srv.Messages(t, to); len(got) != 1 {
@@ -30,7 +31,7 @@ func TestSendTrustsCAFile(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "ca.pem")
 		os.WriteFile(bad, []byte("not a certificate"), 0o600)
 		a.CAFile = bad
-		err := Send(context.Background(), a, smtptest.Addr("alice"), []string{to}, testMessage("a@example.test", to, "", "bad ca", smtptest.Addr("id2")))
+		err := Send(context.Background(), a, smtptest.Addr("alice"), []string{to}, testmsg.Plain("a@example.test", to, "", "bad ca", smtptest.Addr("id2")))
 		if err == nil || !strings.Contains(err.Error(), "no PEM certificate") || !strings.Contains(err.Error(), "nothing was sent") {
 			t.Fatalf("%s with an unusable CA file: %v", mode, err)
 		}

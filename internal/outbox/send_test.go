@@ -18,6 +18,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testmsg"
 )
 
 func TestMain(m *testing.M) {
@@ -25,26 +26,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	release()
 	os.Exit(code)
-}
-
-func testMessage(from, to, cc, subject, msgid string) []byte {
-	h := "From: Alice <" + from + ">\r\n" +
-		"To: Bob <" + to + ">\r\n"
-	if cc != "" {
-		h += "Cc: " + cc + "\r\n"
-	}
-	return []byte(h +
-		"Subject: " + subject + "\r\n" +
-		"Date: Mon, 02 Jan 2006 15:04:05 +0000\r\n" +
-		"Message-ID: <" + msgid + ">\r\n" +
-		"MIME-Version: 1.0\r\n" +
-		"Content-Type: text/plain; charset=utf-8\r\n" +
-		"Content-Transfer-Encoding: 8bit\r\n" +
-		"\r\n" +
-		"Hello, Bob.\r\n" +
-		".\r\n" + // a line that is only a dot: dot-stuffing must keep it
-		"..two dots\r\n" +
-		"Grüße, Alice\r\n")
 }
 
 func mailpitAccount(t *testing.T, s *smtptest.Server, mode string) SMTPAccount {
@@ -89,7 +70,7 @@ func TestSendArrivesByteForByte(t *testing.T) {
 			t.Parallel()
 			from, to, cc, bcc := smtptest.Addr("alice"), smtptest.Addr("bob"), smtptest.Addr("carol"), smtptest.Addr("dave")
 			msgid := smtptest.Addr("id")
-			raw := testMessage(from, to, cc, "hello over "+mode, msgid)
+			raw := testmsg.Plain(from, to, cc, "hello over "+mode, msgid)
 			sent := bytes.Clone(raw)
 			if err := Send(context.Background(), mailpitAccount(t, srv, mode), from, []string{to, cc, bcc}, raw); err != nil {
 				t.Fatalf("Send: %v", err)
@@ -131,7 +112,7 @@ func TestSendWrongPasswordNotSent(t *testing.T) {
 		a := mailpitAccount(t, srv, mode)
 		a.Password = func(context.Context) (string, error) { return srv.Password + "-wrong", nil }
 		to := smtptest.Addr("erin")
-		err := Send(context.Background(), a, smtptest.Addr("alice"), []string{to}, testMessage("a@example.test", to, "", "wrong password", smtptest.Addr("id")))
+		err := Send(context.Background(), a, smtptest.Addr("alice"), []string{to}, testmsg.Plain("a@example.test", to, "", "wrong password", smtptest.Addr("id")))
 		if !errors.Is(err, ErrNotSent) || errors.Is(err, ErrUnknown) {
 			t.Fatalf("%s: wrong password: %v; want ErrNotSent", mode, err)
 		}
@@ -157,7 +138,7 @@ func TestSendUnverifiedCertificateNotSent(t *testing.T) {
 		asked := false
 		a.Password = func(context.Context) (string, error) { asked = true; return srv.Password, nil }
 		to := smtptest.Addr("frank")
-		err := Send(context.Background(), a, smtptest.Addr("alice"), []string{to}, testMessage("a@example.test", to, "", "bad cert", smtptest.Addr("id")))
+		err := Send(context.Background(), a, smtptest.Addr("alice"), []string{to}, testmsg.Plain("a@example.test", to, "", "bad cert", smtptest.Addr("id")))
 		if !errors.Is(err, ErrNotSent) {
 			t.Fatalf("%s: unverifiable certificate: %v; want ErrNotSent", mode, err)
 		}
@@ -178,7 +159,7 @@ func TestSendWrongTLSModeNotSent(t *testing.T) {
 	srv := smtptest.Start(t)
 	a := mailpitAccount(t, srv, "starttls")
 	a.TLS = "implicit" // a TLS handshake against a server that greets in plain text
-	err := Send(context.Background(), a, smtptest.Addr("alice"), []string{smtptest.Addr("gina")}, testMessage("a@example.test", "b@example.test", "", "mode", smtptest.Addr("id")))
+	err := Send(context.Background(), a, smtptest.Addr("alice"), []string{smtptest.Addr("gina")}, testmsg.Plain("a@example.test", "b@example.test", "", "mode", smtptest.Addr("id")))
 	if !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), "--smtp-tls") {
 		t.Errorf("implicit TLS to a STARTTLS port: %v; want ErrNotSent pointing at --smtp-tls", err)
 	}
@@ -339,7 +320,7 @@ func fakeAccount(f *fakeSMTP) SMTPAccount {
 func TestSendConnectionLostAfterDotIsUnknown(t *testing.T) {
 	t.Parallel()
 	f := startFake(t, "dot", func(net.Conn, *bufio.Writer) bool { return false }) // hang up, no reply
-	raw := testMessage("a@example.test", "b@example.test", "", "lost", "lost@example.test")
+	raw := testmsg.Plain("a@example.test", "b@example.test", "", "lost", "lost@example.test")
 	err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"b@example.test", "c@example.test"}, raw)
 	if !errors.Is(err, ErrUnknown) || errors.Is(err, ErrNotSent) {
 		t.Fatalf("connection closed after the final dot: %v; want ErrUnknown (and not ErrNotSent)", err)
@@ -368,7 +349,7 @@ func TestSendConnectionLostInsideDataIsUnknown(t *testing.T) {
 		_, _ = conn.Read(buf)
 		return false
 	})
-	raw := append(testMessage("a@example.test", "b@example.test", "", "partial", "partial@example.test"), bytes.Repeat([]byte("x\r\n"), 200_000)...)
+	raw := append(testmsg.Plain("a@example.test", "b@example.test", "", "partial", "partial@example.test"), bytes.Repeat([]byte("x\r\n"), 200_000)...)
 	err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"b@example.test"}, raw)
 	if !errors.Is(err, ErrUnknown) {
 		t.Fatalf("connection closed while the message was being written: %v; want ErrUnknown", err)
@@ -387,7 +368,7 @@ func TestSendNoReplyAfterDotUntilCancelledIsUnknown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := Send(ctx, fakeAccount(f), "a@example.test", []string{"b@example.test"}, testMessage("a@example.test", "b@example.test", "", "slow", "slow@example.test"))
+	err := Send(ctx, fakeAccount(f), "a@example.test", []string{"b@example.test"}, testmsg.Plain("a@example.test", "b@example.test", "", "slow", "slow@example.test"))
 	if !errors.Is(err, ErrUnknown) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("no reply to the final dot before the deadline: %v; want ErrUnknown wrapping the deadline", err)
 	}
@@ -404,7 +385,7 @@ func TestSendRefusedAfterDotIsNotSent(t *testing.T) {
 			w.Flush()
 			return true
 		})
-		err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"b@example.test"}, testMessage("a@example.test", "b@example.test", "", "refused", "refused@example.test"))
+		err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"b@example.test"}, testmsg.Plain("a@example.test", "b@example.test", "", "refused", "refused@example.test"))
 		if !errors.Is(err, ErrNotSent) || errors.Is(err, ErrUnknown) {
 			t.Fatalf("%q after the final dot: %v; want ErrNotSent", reply, err)
 		}
@@ -428,7 +409,7 @@ func TestSendRefusedRecipientsNotSent(t *testing.T) {
 		w.Flush()
 		return true
 	})
-	err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"b@example.test", "c@example.test"}, testMessage("a@example.test", "b@example.test", "", "rcpt", "rcpt@example.test"))
+	err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"b@example.test", "c@example.test"}, testmsg.Plain("a@example.test", "b@example.test", "", "rcpt", "rcpt@example.test"))
 	if !errors.Is(err, ErrNotSent) {
 		t.Fatalf("every RCPT refused: %v; want ErrNotSent", err)
 	}
@@ -454,7 +435,7 @@ func TestSendDataRefusedOrLostBeforeMessageIsNotSent(t *testing.T) {
 		"hang-up at DATA": func(net.Conn, *bufio.Writer) bool { return false },
 	} {
 		f := startFake(t, "DATA", act)
-		err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"b@example.test"}, testMessage("a@example.test", "b@example.test", "", "data", "data@example.test"))
+		err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"b@example.test"}, testmsg.Plain("a@example.test", "b@example.test", "", "data", "data@example.test"))
 		if !errors.Is(err, ErrNotSent) || errors.Is(err, ErrUnknown) {
 			t.Errorf("%s: %v; want ErrNotSent: no byte of the message was written", name, err)
 		}
@@ -464,7 +445,7 @@ func TestSendDataRefusedOrLostBeforeMessageIsNotSent(t *testing.T) {
 func TestSendNonASCIIAddressWithoutSMTPUTF8NotSent(t *testing.T) {
 	t.Parallel()
 	f := startFake(t, "none", nil) // offers no SMTPUTF8
-	err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"bjørn@example.test"}, testMessage("a@example.test", "b@example.test", "", "utf8", "utf8@example.test"))
+	err := Send(context.Background(), fakeAccount(f), "a@example.test", []string{"bjørn@example.test"}, testmsg.Plain("a@example.test", "b@example.test", "", "utf8", "utf8@example.test"))
 	if !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), "SMTPUTF8") {
 		t.Errorf("a non-ASCII recipient to a server without SMTPUTF8: %v; want ErrNotSent naming SMTPUTF8", err)
 	}

@@ -23,13 +23,14 @@ func TestPassword(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got, err := Password(context.Background(), config.Account{Name: "work", PasswordCmd: tc.cmd})
+		if err != nil && strings.Contains(err.Error(), "leaked") {
+			t.Errorf("%q: the error shows what the command printed: %v", tc.cmd, err)
+		}
 		switch {
 		case tc.err == "" && (err != nil || got != tc.want):
 			t.Errorf("%q: %q, %v; want %q", tc.cmd, got, err, tc.want)
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%q: %q, %v; want the error %q", tc.cmd, got, err, tc.err)
-		case err != nil && strings.Contains(err.Error(), "leaked"):
-			t.Errorf("%q: the error shows what the command printed: %v", tc.cmd, err)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package store_test
 
 // This file checks store search (Filter + search.Query) against a brute-force
-// matcher over an in-memory model of every stored message. The model is read
-// back from the store (rows and bodies), not taken from the generator, so the
-// test judges the search and not the parser or the sync.
+// matcher over an in-memory model of every stored message. The model is made
+// from the messages as they were given to AddMessages (after parsing, so the
+// test judges the search and not the parser or the sync), with a tokenizer of
+// its own that testModelTokens checks against SQLite's: it calls and copies
+// nothing of the store's indexing. Only the ids come from the store.
 //
 // POSTERN_SEARCH_DUMP=1 go test -run TestSearch/AgainstModel prints every
 // generated query with its match counts (bodies off/on).
@@ -29,6 +31,7 @@ import (
 	"github.com/postern-mcp/postern/internal/corpus"
 	"github.com/postern-mcp/postern/internal/mailparse"
 	"github.com/postern-mcp/postern/internal/search"
+	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -60,8 +63,8 @@ type modelMsg struct {
 	size    int64
 	date    time.Time
 	hasAtt  bool
-	raw     [nFields]string   // the field's text as stored
-	words   [nFields][]string // store.Words of raw: lower-case, diacritics kept (to write queries with)
+	raw     [nFields]string   // the field's text as given to the store
+	words   [nFields][]string // splitWords of raw: lower-case, diacritics kept (to write queries with)
 	toks    [nFields][]string // normalised tokens, as the index holds them
 	corpus  *corpus.Message
 }
@@ -97,53 +100,33 @@ func normWord(w string) string {
 	return b.String()
 }
 
-// tokens is the model's tokenizer: store.Words, then diacritics removed.
+// splitWords is the model's word splitter, from SQLite's documentation of
+// unicode61: a token is a run of letters, numbers and private-use characters
+// (categories L*, N*, Co; combining marks stay with their letter), folded to
+// lower case. testModelTokens checks it against SQLite, never against the store.
+func splitWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.In(r, unicode.L, unicode.N, unicode.Co, unicode.Mn)
+	})
+}
+
+// tokens is the model's tokenizer: splitWords, then diacritics removed.
 func tokens(s string) []string {
-	ws := store.Words(s)
+	ws := splitWords(s)
 	for i, w := range ws {
 		ws[i] = normWord(w)
 	}
 	return ws
 }
 
-// addrText is the text of an address list as one field: names and emails in order.
-func addrText(as []store.Address) string {
-	var parts []string
+// addrField is the model's text of an address field: every name and every
+// email in order (only the words count, so separators do not matter).
+func addrField(as ...store.Address) string {
+	var b strings.Builder
 	for _, a := range as {
-		if a.Name != "" {
-			parts = append(parts, a.Name)
-		}
-		if a.Email != "" {
-			parts = append(parts, a.Email)
-		}
+		b.WriteString(a.Name + " " + a.Email + " ")
 	}
-	return strings.Join(parts, " ")
-}
-
-// fill is what a sync stores of a parsed message (as source.Fill does).
-func fill(nm *store.NewMessage, p *mailparse.Message) {
-	nm.MessageID, nm.InReplyTo, nm.References = p.MessageID, p.InReplyTo, p.References
-	nm.Date, nm.Subject = p.Date, p.Subject
-	if len(p.From) > 0 {
-		nm.From = store.Address{Name: p.From[0].Name, Email: p.From[0].Email}
-	}
-	for _, a := range p.To {
-		nm.To = append(nm.To, store.Address{Name: a.Name, Email: a.Email})
-	}
-	for _, a := range p.Cc {
-		nm.Cc = append(nm.Cc, store.Address{Name: a.Name, Email: a.Email})
-	}
-	for _, a := range p.Attachments {
-		nm.Attachments = append(nm.Attachments, store.Attachment{Name: a.Name, ContentType: a.ContentType, Size: a.Size})
-	}
-	nm.Text, nm.TextTruncated = p.Text, p.TextTruncated
-	for _, h := range p.Headers {
-		nm.Headers = append(nm.Headers, store.Header{Name: h.Name, Value: h.Value})
-	}
-	nm.Problems = p.Problems
-	if nm.Size == 0 {
-		nm.Size = p.Size
-	}
+	return b.String()
 }
 
 type searchEnv struct {
@@ -181,6 +164,7 @@ func newSearchEnv(path string) (*searchEnv, error) {
 	var order []key
 	uids := map[key]uint32{}
 	origin := map[key]map[uint32]*corpus.Message{}
+	added := map[key]map[uint32]*store.NewMessage{}
 	for i := range gen {
 		m := &gen[i]
 		raw := m.Raw
@@ -204,10 +188,11 @@ func newSearchEnv(path string) (*searchEnv, error) {
 		if _, ok := batches[k]; !ok {
 			order = append(order, k)
 			origin[k] = map[uint32]*corpus.Message{}
+			added[k] = map[uint32]*store.NewMessage{}
 		}
 		uids[k]++
 		nm := store.NewMessage{UID: uids[k], Flags: store.FlagBits(m.Flags), InternalDate: m.Date.Add(5 * time.Second), ModSeq: uint64(i + 1)}
-		fill(&nm, p)
+		source.Fill(&nm, p) // what a sync stores of it
 		batches[k] = append(batches[k], nm)
 		origin[k][nm.UID] = m
 	}
@@ -236,7 +221,13 @@ func newSearchEnv(path string) (*searchEnv, error) {
 		}
 	}
 
-	// The model, read back from the store.
+	for k, b := range batches {
+		for i := range b {
+			added[k][b[i].UID] = &b[i]
+		}
+	}
+
+	// The model: the store's ids, newest first, and what was added under each.
 	rows, more, err := st.Messages(ctx, &store.Filter{Limit: 1 << 20})
 	if err != nil {
 		return nil, err
@@ -246,30 +237,30 @@ func newSearchEnv(path string) (*searchEnv, error) {
 	}
 	env := &searchEnv{st: st, byID: map[int64]*modelMsg{}}
 	for _, r := range rows {
-		b, err := st.Body(ctx, r.ID)
-		if err != nil {
-			return nil, fmt.Errorf("body of %d: %w", r.ID, err)
-		}
-		var attNames []string
-		for _, a := range r.Attachments {
-			attNames = append(attNames, a.Name)
-		}
-		mm := &modelMsg{
-			id: r.ID, account: r.Account, folder: r.Folder, uid: r.UID, flags: r.Flags, size: r.Size, date: r.Date,
-			hasAtt: len(r.Attachments) > 0,
-			corpus: origin[key{r.Account, r.Folder}][r.UID],
-		}
-		if mm.corpus == nil {
+		k := key{r.Account, r.Folder}
+		nm := added[k][r.UID]
+		if nm == nil {
 			return nil, fmt.Errorf("row %d (%s/%s uid %d) is no message that was added", r.ID, r.Account, r.Folder, r.UID)
 		}
-		mm.raw[fSubject] = r.Subject
-		mm.raw[fFrom] = addrText([]store.Address{r.From})
-		mm.raw[fTo] = addrText(r.To)
-		mm.raw[fCc] = addrText(r.Cc)
+		var attNames []string
+		for _, a := range nm.Attachments {
+			attNames = append(attNames, a.Name)
+		}
+		// The Date header is what the store orders by: every internal date
+		// is five seconds after it.
+		mm := &modelMsg{
+			id: r.ID, account: k.account, folder: k.folder, uid: nm.UID, flags: nm.Flags, size: nm.Size, date: nm.Date,
+			hasAtt: len(nm.Attachments) > 0,
+			corpus: origin[k][nm.UID],
+		}
+		mm.raw[fSubject] = nm.Subject
+		mm.raw[fFrom] = addrField(nm.From)
+		mm.raw[fTo] = addrField(nm.To...)
+		mm.raw[fCc] = addrField(nm.Cc...)
 		mm.raw[fAtt] = strings.Join(attNames, " ")
-		mm.raw[fBody] = b.Text
+		mm.raw[fBody] = nm.Text
 		for f := range nFields {
-			mm.words[f] = store.Words(mm.raw[f])
+			mm.words[f] = splitWords(mm.raw[f])
 			mm.toks[f] = tokens(mm.raw[f])
 		}
 		env.msgs = append(env.msgs, mm)
@@ -763,8 +754,9 @@ func TestSearch(t *testing.T) {
 }
 
 // testModelTokens checks the model's tokenizer against SQLite's
-// unicode61 remove_diacritics 2 for every distinct word the model holds, in
-// a separate database, so that a difference is reported as the model's.
+// unicode61 remove_diacritics 2, in a separate database, so that a difference
+// is reported as the model's: every distinct word the model holds, capitalised,
+// and every field of every message, whole, so that the splitting is checked too.
 func testModelTokens(t *testing.T, e *searchEnv) {
 	ctx := context.Background()
 	s, err := store.Open(filepath.Join(t.TempDir(), "tok.db"))
@@ -805,6 +797,14 @@ func testModelTokens(t *testing.T, e *searchEnv) {
 			t.Fatal(err)
 		}
 	}
+	fieldDoc := func(mi, f int) int { return len(words) + 1 + mi*nFields + f }
+	for mi, m := range e.msgs {
+		for f := range nFields {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tk(rowid, x) VALUES(?, ?)`, fieldDoc(mi, f), m.raw[f]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -832,6 +832,19 @@ func testModelTokens(t *testing.T, e *searchEnv) {
 		}
 	}
 	t.Logf("%d distinct words: model tokenizer agrees with SQLite on %d", len(words), len(words)-bad)
+	badFields := 0
+	for mi, m := range e.msgs {
+		for f := range nFields {
+			if got := got[fieldDoc(mi, f)]; !slices.Equal(got, m.toks[f]) && (len(got) > 0 || len(m.toks[f]) > 0) {
+				if badFields++; badFields <= 20 {
+					t.Errorf("model tokenizer: SQLite makes %q of field %d of message %d (%q), the model %q", got, f, m.id, m.raw[f], m.toks[f])
+				}
+			}
+		}
+	}
+	if len(words) == 0 || len(e.msgs) == 0 {
+		t.Fatal("the model holds no words to check")
+	}
 }
 
 func testAgainstModel(t *testing.T, e *searchEnv) {

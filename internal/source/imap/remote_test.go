@@ -15,6 +15,7 @@ import (
 
 	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/testmsg"
 )
 
 // dialUser is the connection the code under test gets: Dial over STARTTLS, verifying
@@ -91,7 +92,7 @@ func TestFindRoleCreatesDraftsThenAppend(t *testing.T) {
 		t.Errorf("the second FindRole made a folder: %d folders, then %d", len(seen), n)
 	}
 
-	raw := testMessage("a@example.test", "b@example.test", "", "a draft", "draft-1@example.test")
+	raw := testmsg.Plain("a@example.test", "b@example.test", "", "a draft", "draft-1@example.test")
 	date := time.Date(2024, 5, 14, 9, 12, 44, 0, time.FixedZone("", 2*3600))
 	uid, err := Append(ctx, c, drafts, []imap.Flag{imap.FlagDraft, imap.FlagSeen}, date, raw)
 	if err != nil {
@@ -136,7 +137,7 @@ func TestAppendToMissingFolder(t *testing.T) {
 	srv := imaptest.Start(t)
 	u := srv.NewUser(t)
 	c := dialUser(t, u)
-	_, err := Append(context.Background(), c, "No Such Folder", nil, time.Time{}, testMessage("a@example.test", "b@example.test", "", "x", "x@example.test"))
+	_, err := Append(context.Background(), c, "No Such Folder", nil, time.Time{}, testmsg.Plain("a@example.test", "b@example.test", "", "x", "x@example.test"))
 	if err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("Append to a missing folder: %v; want an error saying it does not exist", err)
 	}
@@ -145,7 +146,7 @@ func TestAppendToMissingFolder(t *testing.T) {
 func TestFindRoleUsesExistingFolders(t *testing.T) {
 	t.Parallel()
 	srv := imaptest.Start(t)
-	msg := testMessage("a@example.test", "b@example.test", "", "x", "x@example.test")
+	msg := testmsg.Plain("a@example.test", "b@example.test", "", "x", "x@example.test")
 	cases := []struct {
 		role     string
 		existing []string // folders the account has
@@ -186,7 +187,7 @@ func TestRemoveByMessageID(t *testing.T) {
 	srv := imaptest.Start(t)
 	u := srv.NewUser(t)
 	m := func(id string) []byte {
-		return testMessage("a@example.test", "b@example.test", "", "draft "+id, id)
+		return testmsg.Plain("a@example.test", "b@example.test", "", "draft "+id, id)
 	}
 	// The target twice (a draft saved twice), and Message-IDs that contain it.
 	for _, id := range []string{"d1@example.test", "xd1@example.test", "d1@example.test.org", "d1@example.test", "other@example.test"} {
@@ -277,27 +278,6 @@ func TestPickPrefersSpecialUse(t *testing.T) {
 			t.Errorf("pick(sent) in %v = %q, %v; want %q", in, got, ok, tc.want)
 		}
 	}
-}
-
-// testMessage is a plain text message with the given addresses and Message-ID.
-func testMessage(from, to, cc, subject, msgid string) []byte {
-	h := "From: Alice <" + from + ">\r\n" +
-		"To: Bob <" + to + ">\r\n"
-	if cc != "" {
-		h += "Cc: " + cc + "\r\n"
-	}
-	return []byte(h +
-		"Subject: " + subject + "\r\n" +
-		"Date: Mon, 02 Jan 2006 15:04:05 +0000\r\n" +
-		"Message-ID: <" + msgid + ">\r\n" +
-		"MIME-Version: 1.0\r\n" +
-		"Content-Type: text/plain; charset=utf-8\r\n" +
-		"Content-Transfer-Encoding: 8bit\r\n" +
-		"\r\n" +
-		"Hello, Bob.\r\n" +
-		".\r\n" + // a line that is only a dot: dot-stuffing must keep it
-		"..two dots\r\n" +
-		"Grüße, Alice\r\n")
 }
 
 // TestImapFlags: the store's flag bits a Session is given become the IMAP system flags, a

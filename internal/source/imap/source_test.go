@@ -14,6 +14,7 @@ import (
 	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/testmsg"
 )
 
 // configured is u as a person configures it: the password comes from a password command.
@@ -27,7 +28,7 @@ func configured(u *imaptest.User) config.Account {
 func TestOpenSyncsAndActs(t *testing.T) {
 	srv := imaptest.Start(t)
 	u := srv.NewUser(t)
-	raw := testMessage("a@example.test", "b@example.test", "", "kept", "kept@example.test")
+	raw := testmsg.Plain("a@example.test", "b@example.test", "", "kept", "kept@example.test")
 	u.AddMessage(t, "INBOX", raw, "S")
 	src := Open(configured(u))
 	st := openStore(t)
@@ -50,7 +51,7 @@ func TestOpenSyncsAndActs(t *testing.T) {
 	if err != nil || drafts != "Drafts" {
 		t.Fatalf("FindRole(drafts) = %q, %v; want Drafts, made", drafts, err)
 	}
-	draft := testMessage("a@example.test", "b@example.test", "", "a draft", "d@example.test")
+	draft := testmsg.Plain("a@example.test", "b@example.test", "", "a draft", "d@example.test")
 	if err := sess.Append(ctx, drafts, store.FlagDraft|store.FlagSeen, time.Time{}, draft); err != nil {
 		t.Fatalf("Append: %v", err)
 	}
