@@ -18,6 +18,8 @@ import (
 	"github.com/postern-mcp/postern/internal/corpus"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/source/imap"
+	"github.com/postern-mcp/postern/internal/source/maildir"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools"
 )
@@ -86,13 +88,13 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 // demoSetup writes the sample Maildir under dir, imports it into a store and
 // returns a registry over it, with approvals, as postern mcp builds one.
 func demoSetup(dir string, n int) (*dispatch.Registry, func(), int, error) {
-	maildir := filepath.Join(dir, "Maildir")
-	count, err := corpus.WriteMaildir(maildir, corpus.Options{Seed: 7, Messages: n})
+	mbox := filepath.Join(dir, "Maildir")
+	count, err := corpus.WriteMaildir(mbox, corpus.Options{Seed: 7, Messages: n})
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("building the sample mailbox: %w", err)
 	}
 	for i, m := range demoMessages() {
-		if err := writeDemoMessage(maildir, i, m); err != nil {
+		if err := writeDemoMessage(mbox, i, m); err != nil {
 			return nil, nil, 0, fmt.Errorf("building the sample mailbox: %w", err)
 		}
 		count++
@@ -102,7 +104,7 @@ func demoSetup(dir string, n int) (*dispatch.Registry, func(), int, error) {
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	imported := config.Account{Name: "demo", Kind: "maildir", Path: maildir}
+	imported := config.Account{Name: "demo", Kind: maildir.KindName, Path: mbox}
 	outs, err := mailsync.Run(context.Background(), st, []config.Account{imported}, mailsync.Options{})
 	st.Close()
 	if err != nil {
@@ -116,7 +118,7 @@ func demoSetup(dir string, n int) (*dispatch.Registry, func(), int, error) {
 	// demo never dials: nothing is committed, so nothing connects.
 	cfgPath := filepath.Join(dir, "config.toml")
 	acct := config.Account{
-		Name: "demo", Kind: "imap", Server: "imap.example.com:993", User: corpus.OwnerEmail,
+		Name: "demo", Kind: imap.KindName, Server: "imap.example.com:993", User: corpus.OwnerEmail,
 		PasswordCmd: "false", Address: corpus.OwnerEmail, DisplayName: "Sam Rivera",
 	}
 	if err := config.AddAccount(cfgPath, acct); err != nil {

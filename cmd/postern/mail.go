@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/mail"
 	"os"
 	"os/signal"
@@ -22,6 +21,7 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/spf13/cobra"
@@ -31,90 +31,89 @@ import (
 // storePath is where the store lives: $XDG_DATA_HOME/postern/store.db.
 func storePath() string { return store.DefaultPath(config.DataDir()) }
 
-// accountFlags are the flags of account add and account set: set changes
-// only the fields whose flags are given.
+// accountFlags are the flags of account add and account set that every kind has; each kind
+// adds its own (source.Flags). set changes only the fields whose flags are given.
 type accountFlags struct {
-	config, imap, user, pwCmd, tls, maildir                      string
-	smtp, smtpTLS, smtpUser, smtpPwCmd, address, caFile, display string
-	aliases, trusted                                             []string
-	noCheck                                                      bool
+	config, address, caFile, display string
+	aliases, trusted                 []string
+	noCheck                          bool
 }
 
 func (f *accountFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	addConfigFlag(cmd, &f.config)
-	fl.StringVar(&f.imap, "imap", "", "IMAP server as HOST:PORT (993: implicit TLS; 143: STARTTLS)")
-	fl.StringVar(&f.user, "user", "", "IMAP user name")
-	fl.StringVar(&f.pwCmd, "password-cmd", "", `command that prints the password (for example "pass show mail/work"); run at each sync and send, never stored`)
-	fl.StringVar(&f.tls, "tls", "", "implicit, starttls or none (none only to this computer); default: starttls on ports 143 and 587, else implicit")
 	fl.StringVar(&f.caFile, "ca-file", "", "PEM file of a private certificate authority to trust for this account's IMAP and SMTP servers (stored as tls_ca)")
-	fl.StringVar(&f.maildir, "maildir", "", "a local Maildir to import, read-only")
-	fl.StringVar(&f.smtp, "smtp", "", "SMTP submission server as HOST:PORT (465: implicit TLS; 587: STARTTLS)")
-	fl.StringVar(&f.smtpTLS, "smtp-tls", "", "implicit, starttls or none (only to this computer); default: implicit on port 465, else starttls")
-	fl.StringVar(&f.smtpUser, "smtp-user", "", "SMTP user name (default: --user)")
-	fl.StringVar(&f.smtpPwCmd, "smtp-password-cmd", "", "command that prints the SMTP password, when it is not the IMAP one")
 	fl.StringVar(&f.address, "address", "", "your address on this account, the From of what you write (default: --user when it is an address)")
 	fl.StringVar(&f.display, "name", "", `your name in the From of what you write, such as "Sam Rivera" (default: the bare address)`)
 	fl.StringArrayVar(&f.aliases, "alias", nil, "another address of yours, never replied to by reply-all; repeatable")
 	fl.StringArrayVar(&f.trusted, "trust-authserv", nil, "authserv-id of your provider's receiving server (e.g. mx.example.com) whose Authentication-Results mark forged mail; repeatable")
 	fl.BoolVar(&f.noCheck, "no-check", false, "do not log in to the IMAP server to check the account first")
 	cmd.MarkFlagFilename("ca-file", "pem", "crt")
-	cmd.MarkFlagDirname("maildir")
-	for name, values := range map[string][]string{"tls": {"implicit", "starttls", "none"}, "smtp-tls": {"implicit", "starttls", "none"}} {
-		cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
-	}
-}
-
-// defaultTLS is how an IMAP server is reached when --tls is not given: STARTTLS on
-// the ports that speak plain first (143, and 587 for servers set up that way), else
-// implicit TLS (993).
-func defaultTLS(server string) string {
-	_, port, _ := net.SplitHostPort(server)
-	if port == "143" || port == "587" {
-		return "starttls"
-	}
-	return "implicit"
-}
-
-// apply sets the fields of a whose flags were given.
-func (f *accountFlags) apply(cmd *cobra.Command, a *config.Account) error {
-	given := cmd.Flags().Changed
-	if given("maildir") {
-		if a.Kind == "imap" {
-			return fmt.Errorf("account %s is an IMAP account; --maildir cannot change its kind (remove it and add it again)", a.Name)
+	for _, k := range kinds.All() {
+		for _, kf := range k.Flags.List {
+			if fl.Lookup(kf.Name) != nil {
+				continue // another kind has it too
+			}
+			fl.String(kf.Name, "", kf.Usage)
+			if kf.Dir {
+				cmd.MarkFlagDirname(kf.Name)
+			}
+			if kf.Values != nil {
+				cmd.RegisterFlagCompletionFunc(kf.Name, cobra.FixedCompletions(kf.Values, cobra.ShellCompDirectiveNoFileComp))
+			}
 		}
-		abs, err := filepath.Abs(f.maildir)
-		if err != nil {
+	}
+}
+
+// kindFlags are the flags that make an account of each kind on account add (--imap, --maildir)
+// that were given.
+func kindFlags(cmd *cobra.Command) []string {
+	var out []string
+	for _, k := range kinds.All() {
+		if name := k.Flags.List[0].Name; cmd.Flags().Changed(name) {
+			out = append(out, "--"+name)
+		}
+	}
+	return out
+}
+
+// apply sets the fields of a whose flags were given. On account add (a has no kind yet), the
+// flag that names a kind gives a its kind; a flag of another kind than a's is refused.
+func (f *accountFlags) apply(cmd *cobra.Command, a *config.Account) error {
+	fl := cmd.Flags()
+	given := fl.Changed
+	if a.Kind == "" {
+		for _, k := range kinds.All() {
+			if given(k.Flags.List[0].Name) {
+				a.Kind = k.Name
+				break
+			}
+		}
+	}
+	k, known := kinds.Lookup(a.Kind)
+	if a.Kind != "" {
+		own := map[string]bool{}
+		for _, kf := range k.Flags.List {
+			own[kf.Name] = true
+		}
+		for _, other := range kinds.All() {
+			for _, kf := range other.Flags.List {
+				if given(kf.Name) && !own[kf.Name] {
+					return other.Flags.Foreign(kf.Name, a.Name, k.Noun)
+				}
+			}
+		}
+	}
+	if known {
+		if err := k.Flags.Apply(fl, a); err != nil {
 			return err
 		}
-		a.Kind, a.Path = "maildir", abs
-	}
-	for _, flag := range []string{"imap", "user", "password-cmd", "tls", "smtp", "smtp-tls", "smtp-user", "smtp-password-cmd"} {
-		if given(flag) && a.Kind == "maildir" {
-			return fmt.Errorf("--%s is for IMAP accounts, and %s is a Maildir import (sending needs IMAP: the sent copy is saved there)", flag, a.Name)
-		}
-	}
-	if given("imap") {
-		if a.Kind == "" {
-			a.Kind = "imap"
-		}
-		if !given("tls") && (a.TLS == "" || a.TLS == defaultTLS(a.Server)) {
-			a.TLS = defaultTLS(f.imap)
-		}
-		a.Server = f.imap
 	}
 	set := func(flag string, p *string, v string) {
 		if given(flag) {
 			*p = v
 		}
 	}
-	set("user", &a.User, f.user)
-	set("password-cmd", &a.PasswordCmd, f.pwCmd)
-	set("tls", &a.TLS, f.tls)
-	set("smtp", &a.SMTP, f.smtp)
-	set("smtp-tls", &a.SMTPTLS, f.smtpTLS)
-	set("smtp-user", &a.SMTPUser, f.smtpUser)
-	set("smtp-password-cmd", &a.SMTPPasswordCmd, f.smtpPwCmd)
 	set("address", &a.Address, f.address)
 	set("name", &a.DisplayName, strings.TrimSpace(f.display))
 	if given("ca-file") {
@@ -147,47 +146,16 @@ func validateAccount(a config.Account) error {
 	if err := config.ValidAccountName(a.Name); err != nil {
 		return err
 	}
-	switch a.Kind {
-	case "maildir":
-		if fi, err := os.Stat(filepath.Join(a.Path, "cur")); err != nil || !fi.IsDir() {
-			return fmt.Errorf("%s is not a Maildir (it has no cur folder); give the folder that holds cur, new and tmp", a.Path)
+	k, ok := kinds.Lookup(a.Kind)
+	if !ok {
+		var needs []string
+		for _, k := range kinds.All() {
+			needs = append(needs, k.Flags.Needs)
 		}
-	case "imap":
-		host, port, err := net.SplitHostPort(a.Server)
-		if err != nil || host == "" || port == "" {
-			return fmt.Errorf("--imap %q must be HOST:PORT, such as imap.example.com:993", a.Server)
-		}
-		if a.User == "" || a.PasswordCmd == "" {
-			return fmt.Errorf("an IMAP account needs --user and --password-cmd")
-		}
-		switch a.TLS {
-		case "implicit", "starttls":
-		case "none":
-			if !config.Loopback(host) {
-				return fmt.Errorf("--tls none sends your password in clear; it is only allowed to this computer (127.0.0.1, ::1, localhost)")
-			}
-		default:
-			return fmt.Errorf("--tls must be implicit, starttls or none, not %q", a.TLS)
-		}
-	default:
-		return usagef("give --imap HOST:PORT (with --user and --password-cmd) or --maildir PATH; run postern account add --help")
+		return usagef("give %s; run postern account add --help", kinds.List(needs, "or"))
 	}
-	if a.SMTP != "" {
-		host, port, err := net.SplitHostPort(a.SMTP)
-		if err != nil || host == "" || port == "" {
-			return fmt.Errorf("--smtp %q must be HOST:PORT, such as smtp.example.com:465", a.SMTP)
-		}
-		switch a.SMTPTLS {
-		case "", "implicit", "starttls":
-		case "none":
-			if !config.Loopback(host) {
-				return fmt.Errorf("--smtp-tls none sends your password in clear; it is only allowed to this computer (127.0.0.1, ::1, localhost)")
-			}
-		default:
-			return fmt.Errorf("--smtp-tls must be implicit, starttls or none, not %q", a.SMTPTLS)
-		}
-	} else if a.SMTPTLS != "" || a.SMTPUser != "" || a.SMTPPasswordCmd != "" {
-		return fmt.Errorf("--smtp-tls, --smtp-user and --smtp-password-cmd need --smtp HOST:PORT")
+	if err := k.Flags.Validate(a); err != nil {
+		return err
 	}
 	bare := func(flag, v string) error {
 		if _, err := mail.ParseAddress(v); err != nil || strings.ContainsAny(v, "<>, ") {
@@ -214,6 +182,15 @@ func validateAccount(a config.Account) error {
 		}
 	}
 	return nil
+}
+
+// accountAddUse is the usage line of account add: one synopsis per kind.
+func accountAddUse() string {
+	var syn []string
+	for _, k := range kinds.All() {
+		syn = append(syn, k.Flags.Synopsis)
+	}
+	return "add NAME (" + strings.Join(syn, " | ") + ") [flags]"
 }
 
 const accountAddLong = `Add a mail account to the configuration.
@@ -245,7 +222,7 @@ const accountAddExample = `  postern account add work --imap imap.example.com:99
 func newAccountCmd(stdout, stderr io.Writer) *cobra.Command {
 	var add, set accountFlags
 	addCmd := &cobra.Command{
-		Use:     "add NAME (--imap HOST:PORT --user USER --password-cmd CMD | --maildir PATH) [flags]",
+		Use:     accountAddUse(),
 		Short:   "add an IMAP account or a local Maildir (checks the server first)",
 		Long:    accountAddLong,
 		Example: accountAddExample,
@@ -325,9 +302,8 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	if err := config.ValidAccountName(name); err != nil {
 		return err
 	}
-	given := cmd.Flags().Changed
-	if given("imap") && given("maildir") {
-		return usagef("give either --imap or --maildir, not both; run postern account add --help")
+	if chosen := kindFlags(cmd); len(chosen) > 1 {
+		return usagef("give either %s or %s, not both; run postern account add --help", chosen[0], chosen[1])
 	}
 	a := config.Account{Name: name}
 	if err := f.apply(cmd, &a); err != nil {
@@ -343,8 +319,9 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	if hasAccount(cfg, name) {
 		return fmt.Errorf("an account named %q exists already; change it with postern account set %s, or choose another name", name, name)
 	}
-	if a.Kind == "imap" && !f.noCheck {
-		if err := checkAccount(cmd.Context(), a, stdout); err != nil {
+	k, _ := kinds.Lookup(a.Kind) // validateAccount made sure it is a kind
+	if k.Flags.Check != nil && !f.noCheck {
+		if err := k.Flags.Check(cmd.Context(), nil, a, stdout); err != nil {
 			return fmt.Errorf("%w. Nothing was added; fix it, or add the account anyway with --no-check", err)
 		}
 	}
@@ -352,12 +329,8 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 		return err
 	}
 	how := ""
-	if a.Kind == "imap" {
-		how = ", tls " + a.TLS
-		if !given("tls") {
-			_, port, _ := net.SplitHostPort(a.Server)
-			how += " (the default for port " + port + "; change it with --tls)"
-		}
+	if k.Flags.Added != nil {
+		how = k.Flags.Added(a, cmd.Flags())
 	}
 	fmt.Fprintf(stdout, "Added account %s (%s%s). Run postern sync to fetch its mail.\n", termsafe.Line(name), a.Kind, termsafe.Line(how))
 	return nil
@@ -394,9 +367,9 @@ func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	if err := validateAccount(a); err != nil {
 		return err
 	}
-	connects := a.Server != old.Server || a.User != old.User || a.PasswordCmd != old.PasswordCmd || a.TLS != old.TLS || a.TLSCA != old.TLSCA
-	if a.Kind == "imap" && connects && !f.noCheck {
-		if err := checkAccount(cmd.Context(), a, stdout); err != nil {
+	k, _ := kinds.Lookup(a.Kind) // validateAccount made sure it is a kind
+	if k.Flags.Check != nil && !f.noCheck {
+		if err := k.Flags.Check(cmd.Context(), &old, a, stdout); err != nil {
 			return fmt.Errorf("%w. Nothing was changed; fix it, or change the account anyway with --no-check", err)
 		}
 	}
@@ -404,8 +377,8 @@ func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 		return err
 	}
 	extra := ""
-	if a.TLS != old.TLS && !cmd.Flags().Changed("tls") {
-		extra = fmt.Sprintf(" tls is now %s, the default for the new port.", a.TLS)
+	if k.Flags.Changed != nil {
+		extra = k.Flags.Changed(old, a, cmd.Flags())
 	}
 	fmt.Fprintf(stdout, "Changed account %s (%s).%s\n", termsafe.Line(name), strings.Join(changed, ", "), extra)
 	return nil
@@ -430,13 +403,16 @@ type accountRow struct {
 	Error       string `json:"last_error,omitempty"`
 	// Sync is the sync state in words.
 	Sync string `json:"-"`
+	// Where is where its mail is, in a word (postern status); Line, how postern reaches it
+	// (postern account list).
+	Where, Line string `json:"-"`
 }
 
 // accountRows are the configured accounts with their sync state from the store.
 func accountRows(cfg *config.Config, stats map[string]store.AccountStat) []accountRow {
 	rows := []accountRow{}
 	for _, a := range cfg.Accounts {
-		r := accountRow{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, TLSCA: a.TLSCA, Path: a.Path, Address: a.From(), DisplayName: a.DisplayName}
+		r := accountRow{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, TLSCA: a.TLSCA, Path: a.Path, Address: a.From(), DisplayName: a.DisplayName, Where: kinds.Where(a), Line: kinds.Line(a)}
 		if a.SMTP != "" {
 			r.SMTP, r.SMTPTLS = a.SMTP, a.SMTPSecurity()
 		}
@@ -483,14 +459,7 @@ func cmdAccountList(cfgPath string, asJSON bool, stdout io.Writer) error {
 		return nil
 	}
 	for _, r := range rows {
-		where := r.Server + " as " + r.User + " (tls " + r.TLS + ")"
-		if r.SMTP != "" {
-			where += ", sends via " + r.SMTP + " (" + r.SMTPTLS + ")"
-		}
-		if r.Kind == "maildir" {
-			where = r.Path
-		}
-		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", termsafe.Line(r.Name), termsafe.Line(r.Kind), termsafe.Line(where), termsafe.Line(r.Sync))
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", termsafe.Line(r.Name), termsafe.Line(r.Kind), termsafe.Line(r.Line), termsafe.Line(r.Sync))
 	}
 	return nil
 }

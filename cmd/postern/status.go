@@ -182,11 +182,7 @@ func printStatus(w io.Writer, r statusReport) {
 	} else {
 		line("Accounts:")
 		for _, a := range r.Accounts {
-			where := a.Server
-			if a.Kind == "maildir" {
-				where = a.Path
-			}
-			line("  %s (%s, %s): %s", a.Name, a.Kind, where, a.Sync)
+			line("  %s (%s, %s): %s", a.Name, a.Kind, a.Where, a.Sync)
 		}
 	}
 	fmt.Fprintln(w)

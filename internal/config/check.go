@@ -6,8 +6,6 @@ import (
 	"net"
 	"net/mail"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"unicode"
 )
@@ -29,51 +27,17 @@ func (c *Config) Problems(knownScope func(string) bool) []string {
 	return ps
 }
 
-// Problems lists what would make the account fail, one sentence each.
+// Problems lists what would make the account fail, one sentence each: those its kind
+// looks for (RegisterKind), then those of every account.
 func (a Account) Problems() []string {
 	var ps []string
 	add := func(format string, args ...any) {
 		ps = append(ps, fmt.Sprintf("account %s: ", a.Name)+fmt.Sprintf(format, args...))
 	}
 	set := "postern account set " + a.Name
-	switch a.Kind {
-	case "maildir":
-		if a.Path == "" {
-			add("no path; set one with %s --maildir PATH", set)
-		} else if fi, err := os.Stat(filepath.Join(a.Path, "cur")); err != nil || !fi.IsDir() {
-			add("%s is not a Maildir (it has no cur folder); set the folder that holds cur, new and tmp with %s --maildir PATH", a.Path, set)
-		}
-	case "imap":
-		host, port, err := net.SplitHostPort(a.Server)
-		if err != nil || host == "" || port == "" {
-			add("server %q is not HOST:PORT; set it with %s --imap HOST:PORT", a.Server, set)
-		}
-		if a.User == "" {
-			add("no user; set one with %s --user USER", set)
-		}
-		if strings.TrimSpace(a.PasswordCmd) == "" {
-			add("no password command; set one with %s --password-cmd CMD", set)
-		} else if prog := firstProgram(a.PasswordCmd); prog != "" {
-			if _, err := exec.LookPath(prog); err != nil {
-				add("the password command runs %s, which is not installed or not on PATH; install it or change it with %s --password-cmd CMD", prog, set)
-			}
-		}
-		switch a.TLS {
-		case "", "implicit", "starttls":
-		case "none":
-			if host != "" && !Loopback(host) {
-				add("tls is none to %s, which would send the password in clear; use implicit or starttls (%s --tls starttls)", host, set)
-			}
-		default:
-			add("tls is %q; use implicit, starttls or none (%s --tls implicit)", a.TLS, set)
-		}
-		if a.SMTP != "" {
-			h, p, err := net.SplitHostPort(a.SMTP)
-			if err != nil || h == "" || p == "" {
-				add("smtp %q is not HOST:PORT; set it with %s --smtp HOST:PORT", a.SMTP, set)
-			} else if a.SMTPSecurity() == "none" && !Loopback(h) {
-				add("smtp_tls is none to %s, which would send the password in clear; use implicit or starttls", h)
-			}
+	if problems := kinds.problems[a.Kind]; problems != nil {
+		for _, p := range problems(a) {
+			add("%s", p)
 		}
 	}
 	if a.TLSCA != "" {
@@ -105,9 +69,9 @@ func ValidDisplayName(name string) error {
 	return nil
 }
 
-// firstProgram is the program a simple shell command runs first, or "" when
+// FirstProgram is the program a simple shell command runs first, or "" when
 // the command is not that simple (a variable, a builtin, a pipe at its start).
-func firstProgram(cmd string) string {
+func FirstProgram(cmd string) string {
 	f := strings.Fields(cmd)
 	if len(f) == 0 {
 		return ""

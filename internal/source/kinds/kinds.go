@@ -1,11 +1,10 @@
 // Package kinds is the table of account kinds: a configured account's kind names the package
-// that syncs it and does its remote actions. Adding a kind is one row here; nothing else
-// switches on a kind to reach its source.
+// that syncs it, checks it, reads its flags and does its remote actions (a source.Kind). Adding
+// a kind is one package and one row here; nothing else switches on a kind's name.
 package kinds
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/postern-mcp/postern/internal/config"
@@ -14,27 +13,73 @@ import (
 	"github.com/postern-mcp/postern/internal/source/maildir"
 )
 
-// table maps the kind of config.Account to the function that opens its Source.
-var table = map[string]source.Open{
-	"imap":    imap.Open,
-	"maildir": maildir.Open,
+// table is every kind, sorted by name: the order in which sentences name them and flags are
+// checked.
+var table = []source.Kind{
+	imap.Kind,
+	maildir.Kind,
+}
+
+// The configuration accepts the kinds of the table and checks an account through its row
+// (config cannot import this package, which imports it).
+func init() {
+	for _, k := range table {
+		config.RegisterKind(k.Name, k.Problems)
+	}
+}
+
+// All is the table's rows, sorted by name.
+func All() []source.Kind { return append([]source.Kind(nil), table...) }
+
+// Lookup is the row of kind name.
+func Lookup(name string) (source.Kind, bool) {
+	for _, k := range table {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return source.Kind{}, false
 }
 
 // Open returns the Source of a, or says which kinds postern knows.
 func Open(a config.Account) (source.Source, error) {
-	open, ok := table[a.Kind]
+	k, ok := Lookup(a.Kind)
 	if !ok {
-		return nil, fmt.Errorf("account %s has kind %q, which postern cannot sync; the kinds it knows are %s", a.Name, a.Kind, strings.Join(Names(), " and "))
+		return nil, fmt.Errorf("account %s has kind %q, which postern cannot sync; the kinds it knows are %s", a.Name, a.Kind, List(Names(), "and"))
 	}
-	return open(a), nil
+	return k.Open(a), nil
 }
 
 // Names lists the kinds of the table, sorted.
 func Names() []string {
-	out := make([]string, 0, len(table))
-	for k := range table {
-		out = append(out, k)
+	out := make([]string, len(table))
+	for i, k := range table {
+		out[i] = k.Name
 	}
-	sort.Strings(out)
 	return out
+}
+
+// Where is where a's mail is, in a word (its server, its folder); a's server when its kind is
+// not in the table.
+func Where(a config.Account) string {
+	if k, ok := Lookup(a.Kind); ok {
+		return k.Where(a)
+	}
+	return a.Server
+}
+
+// Line is how postern reaches a, in one line; a's server when its kind is not in the table.
+func Line(a config.Account) string {
+	if k, ok := Lookup(a.Kind); ok {
+		return k.Line(a)
+	}
+	return a.Server
+}
+
+// List joins words as a sentence does: "a", "a and b", "a, b and c" (with conj "and").
+func List(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
 }

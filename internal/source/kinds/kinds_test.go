@@ -2,8 +2,16 @@ package kinds
 
 import (
 	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,5 +75,163 @@ func TestMaildirRowSyncs(t *testing.T) {
 	res, err := src.Sync(context.Background(), st, source.Options{})
 	if err != nil || res.New != 1 || res.Folders != 1 {
 		t.Fatalf("sync: %+v, %v; want one message in one folder", res, err)
+	}
+}
+
+// optional are the parts of a row a kind may leave out: what account add and set do only for
+// kinds that log in to check an account.
+var optional = map[string]bool{"Check": true, "Added": true, "Changed": true}
+
+// missing names the parts of k that are not optional and that it lacks.
+func missing(k source.Kind) []string {
+	var out []string
+	for _, v := range []reflect.Value{reflect.ValueOf(k), reflect.ValueOf(k.Flags)} {
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Type().Field(i); !optional[f.Name] && v.Field(i).IsZero() {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+// TestMissingFindsEveryPart: a row without parts is said to lack each required one, so that
+// TestRowsAreWhole can fail; a part added to source.Kind is required until made optional.
+func TestMissingFindsEveryPart(t *testing.T) {
+	want := "Name Noun Open Problems Where Line Flags List Synopsis Needs Foreign Apply Validate"
+	if got := strings.Join(missing(source.Kind{}), " "); got != want {
+		t.Errorf("missing(empty row) = %s; want %s", got, want)
+	}
+}
+
+// TestRowsAreWhole: every row has every part of a source.Kind but the optional ones, its first
+// flag names the kind, and two kinds share a flag only with the same usage.
+func TestRowsAreWhole(t *testing.T) {
+	usage := map[string]string{}
+	for _, k := range All() {
+		for _, part := range missing(k) {
+			t.Errorf("kind %q: the row has no %s", k.Name, part)
+		}
+		if len(k.Flags.List) == 0 {
+			continue
+		}
+		if !strings.HasPrefix(k.Flags.Synopsis, "--"+k.Flags.List[0].Name+" ") && k.Flags.Synopsis != "--"+k.Flags.List[0].Name {
+			t.Errorf("kind %q: the synopsis %q does not start with its first flag --%s", k.Name, k.Flags.Synopsis, k.Flags.List[0].Name)
+		}
+		for _, f := range k.Flags.List {
+			if f.Name == "" || f.Usage == "" {
+				t.Errorf("kind %q: a flag without a name or usage: %+v", k.Name, f)
+			}
+			if u, ok := usage[f.Name]; ok && u != f.Usage {
+				t.Errorf("kind %q: flag --%s is another kind's with another usage", k.Name, f.Name)
+			}
+			usage[f.Name] = f.Usage
+		}
+	}
+	var names []string
+	for _, k := range All() {
+		names = append(names, k.Name)
+	}
+	if !sort.StringsAreSorted(names) {
+		t.Errorf("the table is not sorted by name: %v", names)
+	}
+}
+
+// TestConfigChecksThroughTheTable: loading this package makes the configuration refuse a kind
+// that has no row, naming those that have one, and find an account's problems through its row.
+func TestConfigChecksThroughTheTable(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte("[[accounts]]\nname = \"cal\"\nkind = \"caldav\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := config.Load(p)
+	if want := `account "cal" has kind "caldav"; use imap or maildir`; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("Load: %v; want it to end %q", err, want)
+	}
+	for _, c := range []struct {
+		a    config.Account
+		want string
+	}{
+		{config.Account{Name: "m", Kind: "maildir"}, "account m: no path; set one with postern account set m --maildir PATH"},
+		{config.Account{Name: "w", Kind: "imap", Server: "h:993", PasswordCmd: "true"}, "account w: no user; set one with postern account set w --user USER"},
+	} {
+		if ps := c.a.Problems(); len(ps) != 1 || ps[0] != c.want {
+			t.Errorf("%s: problems %q; want [%q]", c.a.Kind, ps, c.want)
+		}
+	}
+}
+
+// kindLiteralAllowed are the files outside the kinds' packages where a kind's name is a string
+// literal that means something else, with why.
+var kindLiteralAllowed = map[[2]string]string{
+	{"gen/catalog/names.go", "imap"}: "the initialism table spells the word imap as IMAP in Go names",
+}
+
+// TestNoKindNameLiterals: outside its own package and this table, no non-test Go file types a
+// kind's name as a string: a decision by kind belongs in the kind's row.
+func TestNoKindNameLiterals(t *testing.T) {
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := map[string]string{} // kind → its package's folder
+	for _, k := range All() {
+		own[k.Name] = "internal/source/" + k.Name + "/"
+	}
+	used := map[[2]string]bool{}
+	var hits []string
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || rel == "internal/source/kinds") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			v, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			dir, isKind := own[v]
+			if !isKind || strings.HasPrefix(rel, dir) {
+				return true
+			}
+			if _, ok := kindLiteralAllowed[[2]string{rel, v}]; ok {
+				used[[2]string{rel, v}] = true
+				return true
+			}
+			hits = append(hits, fmt.Sprintf("%s:%d: kind name %q; use the kind's row (kinds.Lookup) or its KindName", rel, fset.Position(lit.Pos()).Line, v))
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range kindLiteralAllowed {
+		if !used[k] {
+			t.Errorf("allow-list entry %s %q matches nothing any more; remove it", k[0], k[1])
+		}
+	}
+	sort.Strings(hits)
+	for _, h := range hits {
+		t.Error(h)
 	}
 }

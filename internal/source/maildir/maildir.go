@@ -40,7 +40,7 @@ var errTooSlow = errors.New("reading it took too long")
 // Source is a Maildir account as the table of kinds opens it.
 type Source struct{ a config.Account }
 
-// Open is the table's row for kind maildir.
+// Open is the Source of a configured account: the Open of Kind.
 func Open(a config.Account) source.Source { return &Source{a: a} }
 
 // Sync imports the Maildir into the store (see the function Sync).
@@ -68,7 +68,7 @@ func Sync(ctx context.Context, st *store.Store, a config.Account, opt source.Opt
 		return nil, fmt.Errorf("account %s: %s is not a Maildir (no cur folder); check the path given to --maildir", a.Name, a.Path)
 	}
 	m := &maildir{root: root, path: a.Path, account: a, warn: opt.Warn}
-	accountID, err := st.EnsureAccount(ctx, a.Name, "maildir")
+	accountID, err := st.EnsureAccount(ctx, a.Name, KindName)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
-package main
+package imap
 
 // account add and account set try an IMAP account before writing it: the
-// login and LIST that sync makes, through the same code (imap.Dial). When
-// that fails, tlsHint looks at what the server speaks to say which --tls or
+// login and LIST that sync makes, through the same code (Dial). When that
+// fails, tlsHint looks at what the server speaks to say which --tls or
 // --ca-file to try.
 
 import (
@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/source/imap"
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
@@ -33,7 +32,7 @@ func checkAccount(ctx context.Context, a config.Account, stdout io.Writer) error
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	c, err := imap.Dial(ctx, imap.FromConfig(a))
+	c, err := Dial(ctx, FromConfig(a))
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("the server %s did not answer within %v (tls %s)", a.Server, checkTimeout, a.TLS)

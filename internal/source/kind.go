@@ -1,0 +1,78 @@
+package source
+
+import (
+	"context"
+	"io"
+
+	"github.com/postern-mcp/postern/internal/config"
+)
+
+// Kind is one row of the table of account kinds (internal/source/kinds): everything postern
+// decides by an account's kind. Each kind's package provides its row (imap.Kind, maildir.Kind),
+// so that nothing outside it switches on the kind's name.
+type Kind struct {
+	// Name is the kind as the configuration writes it (kind = "imap").
+	Name string
+	// Noun names an account of the kind in a sentence: "an IMAP account", "a Maildir import".
+	Noun string
+	// Open makes the Source of an account of the kind.
+	Open Open
+	// Problems lists what would make an account of the kind fail (postern config check,
+	// postern status), one sentence each that says what to do; config puts the account's name
+	// before each.
+	Problems func(config.Account) []string
+	// Where is where the account's mail is, in a word: its server, its folder (postern status).
+	Where func(config.Account) string
+	// Line is how postern reaches the account, in one line (postern account list).
+	Line func(config.Account) string
+	// Flags is what postern account add and account set do for the kind.
+	Flags Flags
+}
+
+// Flags is a kind's part of postern account add and account set.
+type Flags struct {
+	// List is the kind's flags. The first names the kind: given to account add, it makes an
+	// account of the kind (--imap, --maildir).
+	List []Flag
+	// Synopsis is what account add needs to make an account of the kind, as its usage line
+	// writes it ("--maildir PATH").
+	Synopsis string
+	// Needs is the same in a sentence's words ("--imap HOST:PORT (with --user and
+	// --password-cmd)"), for the sentence that asks for one of the kinds.
+	Needs string
+	// Foreign is the error for flag, one of the kind's, given to account, which is of another
+	// kind that noun names.
+	Foreign func(flag, account, noun string) error
+	// Apply sets the fields of a whose flags (of the kind's List) were given.
+	Apply func(fl FlagValues, a *config.Account) error
+	// Validate says, naming the flag, what is wrong with an account of the kind about to be
+	// written.
+	Validate func(config.Account) error
+	// Check, when set, tries the account the way sync will (a login) before it is written,
+	// unless --no-check is given, and says on stdout what it did. old is the account before
+	// account set (nil on account add): Check does nothing when what it tries is unchanged.
+	Check func(ctx context.Context, old *config.Account, a config.Account, stdout io.Writer) error
+	// Added, when set, is what account add says of the new account after its kind, starting
+	// with ", " (", tls implicit").
+	Added func(a config.Account, fl FlagValues) string
+	// Changed, when set, is what account set says it changed that was not given, starting with
+	// a space, or "".
+	Changed func(old, a config.Account, fl FlagValues) string
+}
+
+// Flag is one flag of postern account add and account set, a string.
+type Flag struct {
+	Name, Usage string
+	// Values, when set, are the values the shell completes.
+	Values []string
+	// Dir says the shell completes a directory.
+	Dir bool
+}
+
+// FlagValues is the command line as a kind reads it (a *pflag.FlagSet).
+type FlagValues interface {
+	// Changed says whether the flag was given.
+	Changed(name string) bool
+	// GetString is the value of a string flag.
+	GetString(name string) (string, error)
+}
