@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/fixture/golden")
@@ -246,6 +248,9 @@ func (Impl) MailDelete(context.Context, *generated.MailDeleteArgs) (*generated.A
 func (Impl) MailSend(context.Context, *generated.MailSendArgs) (*generated.Action, error) {
 	return &generated.Action{}, nil
 }
+func (Impl) FilterCheck(_ context.Context, a *generated.FilterCheckArgs) (*generated.FilterCheck, error) {
+	return &generated.FilterCheck{Ok: a.Filter.Name != "" && a.Against == nil, Filter: &a.Filter}, nil
+}
 `
 
 // TestAddingATool: one more tool in the catalog makes the build fail naming
@@ -411,5 +416,121 @@ func TestCheckGeneratedFailsWhenStale(t *testing.T) {
 	os.WriteFile(mp, append(b, ' '), 0o644)
 	if out, ok := check(); ok || !strings.Contains(out, ".claude-plugin/marketplace.json") {
 		t.Fatalf("a hand edit of the marketplace file was not caught:\n%s", out)
+	}
+}
+
+// TestTypedArgument: an argument of a declared type decodes into the generated
+// struct, and its inlined schema (what the dispatcher validates against)
+// checks the nested values: required fields, enums, unknown keys, types.
+func TestTypedArgument(t *testing.T) {
+	golden := filepath.Join(repoRoot(t), "gen/testdata/fixture/golden/generated")
+	b, err := os.ReadFile(filepath.Join(golden, "schemas/filter_check.input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := jsonschema.NewCompiler()
+	if err := comp.AddResource("in.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := comp.Compile("in.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The example tools.md shows is valid.
+	docs, err := os.ReadFile(filepath.Join(golden, "docs/tools.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(docs), "postern call filter_check '")
+	example, _, _ := strings.Cut(rest, "'")
+	if !ok || !strings.Contains(example, `"match"`) {
+		t.Fatalf("tools.md shows no whole example for filter_check: %q", example)
+	}
+	cases := []struct {
+		args string
+		ok   bool
+	}{
+		{example, true},
+		{`{"filter": {"name": "a", "match": {}, "actions": []}}`, true},
+		{`{"filter": {"name": "a", "match": {"any": [{"flags": ["read"]}]}, "actions": [{"do": "flag"}]}, "against": {"name": "b", "match": {}, "actions": []}}`, true},
+		{`{"filter": {"name": "a", "actions": []}}`, false},                                          // match is required
+		{`{"filter": {"name": "a", "match": {}, "actions": [{"folder": "X"}]}}`, false},              // do is required
+		{`{"filter": {"name": "a", "match": {}, "actions": [{"do": "burn"}]}}`, false},               // not one of the enum
+		{`{"filter": {"name": "a", "match": {"size": 3}, "actions": []}}`, false},                    // not a field
+		{`{"filter": {"name": "a", "match": {"any": [{"larger": "big"}]}, "actions": []}}`, false},   // a base's field, nested
+		{`{"filter": {"name": "a", "match": {"any": [{"flags": ["gone"]}]}, "actions": []}}`, false}, // an enum two levels down
+		{`{"against": {"name": "b", "match": {}, "actions": []}}`, false},                            // filter is required
+	}
+	for _, c := range cases {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(c.args))
+		if err != nil {
+			t.Fatalf("%s: %v", c.args, err)
+		}
+		if err := sch.Validate(v); (err == nil) != c.ok {
+			t.Errorf("%s: valid=%v, want %v (%v)", c.args, err == nil, c.ok, err)
+		}
+	}
+}
+
+// TestTypeOutputsFollowTheCatalog: the doc page and the type's schema file are
+// written while the catalog asks for them, served (DocPages, the embed), and
+// removed, with the build still passing, once it no longer does.
+func TestTypeOutputsFollowTheCatalog(t *testing.T) {
+	mod := fixtureModule(t)
+	write(t, filepath.Join(mod, "impl/impl.go"), baseImpl)
+	write(t, filepath.Join(mod, "impl/impl_test.go"), `package impl
+
+import (
+	"strings"
+	"testing"
+
+	"example.com/fixture/generated"
+)
+
+func TestServed(t *testing.T) {
+	var found bool
+	for _, p := range generated.DocPages {
+		found = found || p.Name == "filters"
+	}
+	page, err := generated.Files.ReadFile("docs/filters.md")
+	if !found || err != nil || !strings.Contains(string(page), "## A whole `+"`Filter`"+`") {
+		t.Fatalf("the filters page is not served: listed %v, %v", found, err)
+	}
+	schema, err := generated.Files.ReadFile(generated.FilterSchemaFile)
+	if err != nil || !strings.Contains(string(schema), "\"actions\"") {
+		t.Fatalf("%s: %v", generated.FilterSchemaFile, err)
+	}
+}
+`)
+	goCmd(t, mod, "test", "./impl")
+
+	tools := filepath.Join(mod, "catalog/filters.yaml")
+	b, err := os.ReadFile(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := strings.Replace(string(b), "    schema_file: true\n", "", 1)
+	start := strings.Index(cut, "    doc_page:\n")
+	end := strings.Index(cut, "    fields:\n      - {name: name, type: string, description: Its name.")
+	if cut == string(b) || start < 0 || end < start {
+		t.Fatal("the fixture's Filter changed; update this test")
+	}
+	write(t, tools, cut[:start]+cut[end:])
+	os.Remove(filepath.Join(mod, "impl/impl_test.go"))
+	generate(t, mod)
+	goCmd(t, mod, "run", "./cmd/schemagen")
+	goCmd(t, mod, "build", "./...")
+	for _, gone := range []string{"generated/docs/filters.md", "generated/schemas/types"} {
+		if _, err := os.Stat(filepath.Join(mod, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", gone, err)
+		}
+	}
+	cat, _ := os.ReadFile(filepath.Join(mod, "generated/catalog.go"))
+	if strings.Contains(string(cat), "schemas/types") || strings.Contains(string(cat), `"filters"`) {
+		t.Error("catalog.go still embeds the type schemas or lists the page")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"text/template"
 
 	"github.com/postern-mcp/postern/gen/catalog"
+	"github.com/postern-mcp/postern/gen/schemas"
 )
 
 //go:embed templates
@@ -32,6 +33,12 @@ type outFile struct {
 	out  string                        // path under the output root
 	root func(out, plug string) string // which root: generated/ or plugins/
 	kind string                        // "go", "md", "json" or "skill" (front matter first, so no header)
+	// when, if set, says whether the catalog calls for the file; when it does
+	// not, a file left from an earlier run is removed.
+	when func(m *model) bool
+	// pages, if set, makes one file per doc page of a type, {page} in out
+	// standing for its name; the template's data is the page.
+	pages bool
 }
 
 func genRoot(out, _ string) string   { return out }
@@ -50,6 +57,8 @@ var files = []outFile{
 	{tmpl: "hosts.go.tmpl", out: "hosts.go", root: genRoot, kind: "go"},
 	{tmpl: "hosts.md.tmpl", out: "docs/hosts.md", root: genRoot, kind: "md"},
 	{json: schemaIndex, out: "schemas/index.json", root: genRoot, kind: "json"},
+	{json: typeSchemaIndex, out: "schemas/" + schemas.TypesDir + "/index.json", root: genRoot, kind: "json", when: hasSchemaTypes},
+	{tmpl: "typepage.md.tmpl", out: "docs/{page}.md", root: genRoot, kind: "md", pages: true},
 	{json: mcpJSON, out: "postern/.mcp.json", root: plugRoot, kind: "json"},
 	{json: claudePlugin, out: "postern/.claude-plugin/plugin.json", root: plugRoot, kind: "json"},
 	{json: codexPlugin, out: "postern/.codex-plugin/plugin.json", root: plugRoot, kind: "json"},
@@ -59,14 +68,8 @@ var files = []outFile{
 	{json: marketplace, out: "marketplace.json", root: marketRoot, kind: "json"},
 }
 
-// docPages are the pages of generated/docs the docs tool serves, in order.
-var docPages = []docPage{
-	{Name: "guide", Title: "How an agent should use postern"},
-	{Name: "tools", Title: "Every tool: scope, effect, arguments, output, example"},
-	{Name: "scopes", Title: "The scopes a person can grant, and the tools under each"},
-	{Name: "hosts", Title: "The agent hosts postern sets itself up with, and how"},
-}
-
+// docPage is a page of generated/docs the docs tool serves: the fixed ones
+// (catalog.FixedDocPages), then one per type that declares doc_page.
 type docPage struct{ Name, Title string }
 
 var funcs = template.FuncMap{
@@ -81,6 +84,44 @@ var funcs = template.FuncMap{
 
 func (f outFile) render(m *model, outDir, plugDir string) error {
 	path := filepath.Join(f.root(outDir, plugDir), filepath.FromSlash(f.out))
+	if f.when != nil && !f.when(m) {
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		return nil
+	}
+	if f.pages {
+		return f.renderPages(m, filepath.Dir(path))
+	}
+	return f.write(m, m, path)
+}
+
+// renderPages writes one page per type doc page into dir, and removes the
+// pages of types that no longer declare one (the fixed pages are other rows).
+func (f outFile) renderPages(m *model, dir string) error {
+	keep := map[string]bool{}
+	for _, w := range catalog.FixedDocPages {
+		keep[w.Name+".md"] = true
+	}
+	for _, p := range m.TypePages {
+		keep[p.Name+".md"] = true
+		if err := f.write(m, p, filepath.Join(dir, p.Name+".md")); err != nil {
+			return err
+		}
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+	for _, o := range old {
+		if !keep[filepath.Base(o)] {
+			if err := os.Remove(o); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// write renders the row with data (the model, or a page of it) into path.
+func (f outFile) write(m *model, data any, path string) error {
 	var buf bytes.Buffer
 	switch f.kind {
 	case "go":
@@ -93,7 +134,7 @@ func (f outFile) render(m *model, outDir, plugDir string) error {
 		if err != nil {
 			return err
 		}
-		if err := t.Execute(&buf, m); err != nil {
+		if err := t.Execute(&buf, data); err != nil {
 			return err
 		}
 	} else {
@@ -137,7 +178,11 @@ type model struct {
 	DefaultPreset string
 	Resources     []*catalog.Resource
 	DocPages      []docPage
-	Hosts         []*catalog.Host
+	// TypePages are the doc pages types declare (docs/NAME.md each).
+	TypePages []*typePage
+	// SchemaTypes are the types marked schema_file.
+	SchemaTypes []*typeView
+	Hosts       []*catalog.Host
 	// Effects and Phases are the catalog's fixed vocabulary, with their constants.
 	Effects []wordView
 	Phases  []wordView
@@ -191,6 +236,32 @@ type paramView struct {
 type typeView struct {
 	*catalog.Type
 	Fields []*fieldView
+	// SchemaConst and SchemaPath name, for a schema_file type, the constant
+	// holding its schema's path inside generated.Files, and that path.
+	SchemaConst, SchemaPath string
+}
+
+// typePage is a docs page about a type and every type it uses.
+type typePage struct {
+	*catalog.DocPage
+	Root  string
+	Types []*pageType
+	// Whole is one whole value of Root, assembled from the examples, as indented JSON.
+	Whole string
+}
+
+// pageType is one type on a doc page; Fields are its own, after its base's.
+type pageType struct {
+	Name, Description, Extends string
+	Fields                     []*pageField
+}
+
+type pageField struct {
+	Name, TypeDoc, Description string
+	Required                   bool
+	Enum                       []string
+	// Example is {"name": example} on one line, or "" when the field has none.
+	Example string
 }
 
 type fieldView struct {
@@ -219,7 +290,10 @@ type presetView struct {
 }
 
 func newModel(c *catalog.Catalog) *model {
-	m := &model{Server: c.Server, Resources: c.Resources, DocPages: docPages, Hosts: c.Hosts}
+	m := &model{Server: c.Server, Resources: c.Resources, Hosts: c.Hosts}
+	for _, w := range catalog.FixedDocPages {
+		m.DocPages = append(m.DocPages, docPage{Name: w.Name, Title: w.Doc})
+	}
 	for _, w := range catalog.Effects {
 		m.Effects = append(m.Effects, wordView{w, catalog.ConstName("Effect", w.Name)})
 	}
@@ -234,14 +308,32 @@ func newModel(c *catalog.Catalog) *model {
 		}
 		types[t.Name] = tv
 		m.Types = append(m.Types, tv)
+		if t.SchemaFile {
+			tv.SchemaConst = t.Name + catalog.SchemaFileSuffix
+			tv.SchemaPath = "schemas/" + schemas.TypesDir + "/" + t.Name + ".json"
+			m.SchemaTypes = append(m.SchemaTypes, tv)
+		}
+	}
+	pageOf := map[string]string{}
+	for _, t := range c.Types {
+		if t.DocPage != nil {
+			p := newTypePage(c, t)
+			m.TypePages = append(m.TypePages, p)
+			m.DocPages = append(m.DocPages, docPage{Name: p.Name, Title: p.Title})
+			for _, u := range p.Types {
+				if pageOf[u.Name] == "" {
+					pageOf[u.Name] = p.Name
+				}
+			}
+		}
 	}
 	for _, t := range c.Tools {
 		if !t.PrepareCommit {
-			m.Tools = append(m.Tools, newToolView(t, types))
+			m.Tools = append(m.Tools, newToolView(c, t, types, pageOf))
 			continue
 		}
 		prep, commit := catalog.ExpandPair(t)
-		pv, cv := newToolView(prep, types), newToolView(commit, types)
+		pv, cv := newToolView(c, prep, types, pageOf), newToolView(c, commit, types, pageOf)
 		pv.Phase, pv.Pair = catalog.PhasePrepare, commit.Name
 		cv.Phase, cv.Pair = catalog.PhaseCommit, prep.Name
 		cv.PrepareGoName, cv.PrepareArgsType, cv.PrepareParams = pv.GoName, pv.ArgsType, pv.Params
@@ -277,7 +369,7 @@ func newModel(c *catalog.Catalog) *model {
 	return m
 }
 
-func newToolView(t *catalog.Tool, types map[string]*typeView) *toolView {
+func newToolView(c *catalog.Catalog, t *catalog.Tool, types map[string]*typeView, pageOf map[string]string) *toolView {
 	tv := &toolView{
 		Tool:        t,
 		GoName:      catalog.GoName(t.Name),
@@ -292,20 +384,21 @@ func newToolView(t *catalog.Tool, types map[string]*typeView) *toolView {
 	}
 	example := map[string]any{}
 	for _, p := range t.Input {
-		pv := newParamView(p)
+		pv := newParamView(p, pageOf)
 		tv.Params = append(tv.Params, pv)
 		tv.ArgNames = append(tv.ArgNames, p.Name)
 		if p.FreeText {
 			tv.FreeText = append(tv.FreeText, p.Name)
 		}
-		if v := exampleValue(p); v != nil {
+		if v := exampleValue(c, p); v != nil {
 			example[p.Name] = v
 		}
 	}
 	sort.Strings(tv.ArgNames)
 	sort.Strings(tv.FreeText)
 	b, _ := json.Marshal(example)
-	tv.ExampleArgs = string(b)
+	// The example is printed between single quotes for a shell.
+	tv.ExampleArgs = strings.ReplaceAll(string(b), "'", `\u0027`)
 	return tv
 }
 
@@ -330,9 +423,18 @@ func hints(a catalog.Annotations) string {
 
 var goScalar = map[string]string{"string": "string", "integer": "int", "number": "float64", "boolean": "bool"}
 
-func newParamView(p *catalog.Param) *paramView {
+func newParamView(p *catalog.Param, pageOf map[string]string) *paramView {
 	pv := &paramView{Param: p, GoField: catalog.GoName(p.Name)}
 	switch {
+	case p.Typed():
+		pv.GoType = p.Type
+		if !p.Required {
+			pv.GoType = "*" + p.Type
+		}
+		pv.TypeDoc = p.Type
+		if page := pageOf[p.Type]; page != "" {
+			pv.TypeDoc += " (docs page `" + page + "`)"
+		}
 	case p.Type == "array":
 		pv.GoType = "[]" + goScalar[p.Items.Type]
 		pv.TypeDoc = "list of " + p.Items.Type
@@ -441,10 +543,17 @@ func newFieldView(f *catalog.Field) *fieldView {
 	return fv
 }
 
-// exampleValue picks a value to show in a doc example: required arguments only.
-func exampleValue(p *catalog.Param) any {
+// exampleValue picks a value to show in a doc example: required arguments
+// only; an argument of a declared type gets the whole example of its type.
+func exampleValue(c *catalog.Catalog, p *catalog.Param) any {
 	if !p.Required {
 		return nil
+	}
+	if p.Typed() {
+		if ex := c.WholeExample(p.Type); ex != nil {
+			return ordered(c, p.Type, ex)
+		}
+		return map[string]any{}
 	}
 	if len(p.Enum) > 0 {
 		return p.Enum[0]
@@ -463,6 +572,23 @@ func exampleValue(p *catalog.Param) any {
 		return []any{}
 	}
 	return nil
+}
+
+func hasSchemaTypes(m *model) bool { return len(m.SchemaTypes) > 0 }
+
+// typeSchemaIndex lists the standalone schemas under schemas/types/. gen
+// writes it before schemagen writes the schemas, so that the folder is never
+// empty when generated.Files embeds it.
+func typeSchemaIndex(m *model) any {
+	type entry struct {
+		Name   string `json:"name"`
+		Schema string `json:"schema"`
+	}
+	var es []entry
+	for _, t := range m.SchemaTypes {
+		es = append(es, entry{t.Name, t.Name + ".json"})
+	}
+	return map[string]any{"generated_by": "postern gen from catalog/*.yaml; do not edit", "types": es}
 }
 
 func schemaIndex(m *model) any {

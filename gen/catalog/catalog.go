@@ -161,12 +161,40 @@ type Items struct {
 	MaxLength *int   `yaml:"max_length"`
 }
 
-// Type is a named result type.
+// Type is a named type: a tool's result, a part of one, or an argument.
 type Type struct {
-	Name        string   `yaml:"-"`
-	Description string   `yaml:"description"`
-	Fields      []*Field `yaml:"fields"`
-	Pos         Pos      `yaml:"-"`
+	Name        string `yaml:"-"`
+	Description string `yaml:"description"`
+	// Extends names a type whose fields come first: after Load, Fields holds
+	// the base's fields (recursively) and then the type's own.
+	Extends string   `yaml:"extends"`
+	Fields  []*Field `yaml:"fields"`
+	// DocPage, when set, makes the generator write a docs page for the type and
+	// every type it uses, with their examples.
+	DocPage *DocPage `yaml:"doc_page"`
+	// SchemaFile makes the generator write the type's own JSON Schema
+	// (generated/schemas/types/NAME.json) for a tool to serve.
+	SchemaFile bool `yaml:"schema_file"`
+	Pos        Pos  `yaml:"-"`
+}
+
+// DocPage is a generated docs page about a type, served by the docs tool
+// beside the fixed pages.
+type DocPage struct {
+	Name  string `yaml:"name"`
+	Title string `yaml:"title"`
+	Intro string `yaml:"intro"`
+	Pos   Pos    `yaml:"-"`
+}
+
+// hasField reports whether t declares a field called name.
+func (t *Type) hasField(name string) bool {
+	for _, f := range t.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Field is one field of a result type.
@@ -178,7 +206,11 @@ type Field struct {
 	Optional    bool     `yaml:"optional"`
 	Enum        []string `yaml:"enum"`
 	Format      string   `yaml:"format"`
-	Pos         Pos      `yaml:"-"`
+	// Example is a value of the field (any JSON value), shown on docs pages.
+	Example any `yaml:"example"`
+	// From is the type that declares the field: the type itself, or a base it extends.
+	From string `yaml:"-"`
+	Pos  Pos    `yaml:"-"`
 }
 
 // Resource is a resource URI template.
@@ -250,6 +282,7 @@ func Load(dir string) (*Catalog, error) {
 		probs = append(probs, ps...)
 	}
 	if len(probs) == 0 {
+		probs = append(probs, c.expandExtends()...)
 		probs = append(probs, Lint(c)...)
 	}
 	if len(probs) > 0 {
@@ -357,6 +390,15 @@ func (c *Catalog) loadFile(path, rel string, sch *jsonschema.Schema) Problems {
 		t.Pos = Pos{rel, keyLine(doc, []string{"types"}, name)}
 		for j, f := range t.Fields {
 			f.Pos = Pos{rel, lineAt(doc, "types", name, "fields", strconv.Itoa(j))}
+			f.From = name
+			if f.Example != nil {
+				if f.Example, err = toJSONValue(f.Example); err != nil {
+					probs = append(probs, Problem{f.Pos, err.Error()})
+				}
+			}
+		}
+		if t.DocPage != nil {
+			t.DocPage.Pos = Pos{rel, lineAt(doc, "types", name, "doc_page")}
 		}
 		c.Types = append(c.Types, t)
 	}

@@ -54,7 +54,7 @@ func TestFixtureLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Tools) != 4 || len(c.Scopes) != 4 || len(c.Presets) != 2 || c.Server == nil {
+	if len(c.Tools) != 5 || len(c.Scopes) != 4 || len(c.Presets) != 2 || c.Server == nil {
 		t.Fatalf("loaded %d tools, %d scopes, %d presets", len(c.Tools), len(c.Scopes), len(c.Presets))
 	}
 	if p := c.Presets[1]; p.Name != "keeper" || !p.Default || strings.Join(p.Scopes, ",") != "read,read:bodies,mail:modify" {
@@ -62,6 +62,25 @@ func TestFixtureLoads(t *testing.T) {
 	}
 	if c.Untooled("read") || !c.Untooled("rules:propose") {
 		t.Errorf("Untooled: read %v (mail_list declares it), rules:propose %v (no tool does)", c.Untooled("read"), c.Untooled("rules:propose"))
+	}
+	// extends: the base's fields first, each still saying where it was declared.
+	var got []string
+	for _, f := range c.Type("FilterMatch").Fields {
+		got = append(got, f.From+"."+f.Name)
+	}
+	if strings.Join(got, " ") != "FilterCondition.from FilterCondition.larger FilterCondition.flags FilterMatch.any" {
+		t.Errorf("FilterMatch fields: %v", got)
+	}
+	if len(c.Type("FilterCondition").Fields) != 3 {
+		t.Errorf("the base changed: %d fields", len(c.Type("FilterCondition").Fields))
+	}
+	// Uses lists a type and those it uses once each, a base before the fields after it.
+	got = nil
+	for _, u := range c.Uses("Filter") {
+		got = append(got, u.Name)
+	}
+	if strings.Join(got, " ") != "Filter FilterMatch FilterCondition FilterAction" {
+		t.Errorf("Uses(Filter) = %v", got)
 	}
 	// dry_run: true adds the argument.
 	for _, tool := range c.Tools {

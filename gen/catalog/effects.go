@@ -12,23 +12,27 @@ type Word struct {
 // The effects and phases, for the generator's own rules (it cannot import
 // package generated, which it writes).
 const (
-	EffectNone        = "none"
-	EffectLocalWrite  = "local_write"
-	EffectRemoteWrite = "remote_write"
-	EffectSend        = "send"
-	EffectDelete      = "delete"
-	PhasePrepare      = "prepare"
-	PhaseCommit       = "commit"
+	EffectNone         = "none"
+	EffectLocalWrite   = "local_write"
+	EffectRemoteWrite  = "remote_write"
+	EffectReversible   = "reversible"
+	EffectSend         = "send"
+	EffectDelete       = "delete"
+	EffectIrreversible = "irreversible"
+	PhasePrepare       = "prepare"
+	PhaseCommit        = "commit"
 )
 
 // Effects is every effect a tool may declare, in the order of the enum in
 // catalog.schema.json (TestEffectsMatchSchema keeps the two equal).
 var Effects = []Word{
 	{EffectNone, "The tool reads and changes nothing."},
-	{EffectLocalWrite, "The tool writes only postern's own local store (a *_sync tool)."},
+	{EffectLocalWrite, "The tool writes only on this computer: postern's own store (a *_sync tool) or a new file in the person's save folder; it changes nothing on a server."},
 	{EffectRemoteWrite, "The tool changes the account (saves a draft, moves a message); it is a prepare_commit pair."},
+	{EffectReversible, "The tool changes the account in a way postern can put back (move, mark, junk, delete to Trash with a backup): it takes dry_run and answers with the action_id that undoes it; no approval."},
 	{EffectSend, "The tool sends mail, which cannot be undone; its commit waits for the person's approval."},
 	{EffectDelete, "The tool deletes, which cannot be undone; its commit waits for the person's approval."},
+	{EffectIrreversible, "The tool makes a request outside postern that cannot be called back and is not the person's own mail (leaving a mailing list); its commit waits for the person's approval."},
 }
 
 // Phases are the halves of a prepare_commit pair, as ToolSpec.Phase names them.

@@ -15,6 +15,8 @@ const (
 	CommitSuffix       = "_commit"
 	// PreparedType is the answer of a prepare_commit pair's first half.
 	PreparedType = "Prepared"
+	// ActionIDField is the field of a reversible tool's answer that mail_undo takes.
+	ActionIDField = "action_id"
 )
 
 var (
@@ -78,11 +80,14 @@ func Lint(c *Catalog) Problems {
 			}
 		}
 		markUsed(t.Output, types, used)
+		for _, prm := range t.Input {
+			markUsed(prm.Type, types, used)
+		}
 	}
 
 	for _, t := range c.Types {
 		if reservedTypeName(t.Name) {
-			add(t.Pos, "type name %s is kept for the generated package (Handlers, *Spec, *Args); choose another", t.Name)
+			add(t.Pos, "type name %s is kept for the generated package (Handlers, *Spec, *Args, *SchemaFile); choose another", t.Name)
 		}
 		lintType(t, types, add)
 		if !used[t.Name] {
@@ -90,10 +95,11 @@ func Lint(c *Catalog) Problems {
 		}
 	}
 	for _, t := range c.Types {
-		if cyc := cycle(t.Name, types, nil); cyc != nil {
-			add(t.Pos, "type %s contains itself (%s); result types must be finite trees", t.Name, strings.Join(cyc, " → "))
+		if cyc := cycle(t.Name, types); cyc != nil {
+			add(t.Pos, "type %s contains itself (%s); types must be finite trees, as their schemas are inlined without $ref", t.Name, strings.Join(cyc, " → "))
 		}
 	}
+	lintDocPages(c, types, add)
 
 	rnames := map[string]Pos{}
 	for _, r := range c.Resources {
@@ -238,13 +244,29 @@ func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add fun
 	if a.ReadOnly && a.Destructive {
 		add(p, "tool %s is both read_only and destructive", t.Name)
 	}
-	if (t.Effect == EffectDelete || t.Effect == EffectSend) && !a.Destructive {
+	if (t.Effect == EffectDelete || t.Effect == EffectSend || t.Effect == EffectIrreversible) && !a.Destructive {
 		add(p, "tool %s has effect %s, which cannot be undone; mark it destructive: true", t.Name, t.Effect)
 	}
 	switch t.Effect {
-	case EffectSend, EffectRemoteWrite, EffectDelete:
+	case EffectSend, EffectRemoteWrite, EffectDelete, EffectIrreversible:
 		if !t.PrepareCommit {
 			add(p, "tool %s has effect %s and must be a prepare_commit pair (prepare_commit: true)", t.Name, t.Effect)
+		}
+	case EffectReversible:
+		// A change postern can put back needs no approval, but it must be seen before it
+		// is made (a dry run) and be undoable (an action id in the answer); anything that
+		// cannot be undone is effect delete or send, which are pairs.
+		if t.PrepareCommit {
+			add(p, "tool %s has effect reversible, which is undone from the action log rather than approved; remove prepare_commit (or, if it cannot be undone, use effect delete)", t.Name)
+		}
+		if !t.DryRun {
+			add(p, "tool %s has effect reversible and must offer a dry run (dry_run: true)", t.Name)
+		}
+		if a.Destructive {
+			add(p, "tool %s has effect reversible but is marked destructive; what can be undone is not destructive", t.Name)
+		}
+		if ty := types[t.Output]; ty != nil && !ty.hasField(ActionIDField) {
+			add(p, "tool %s has effect reversible; its output type %s needs a field %s, the id that undoes it", t.Name, t.Output, ActionIDField)
 		}
 	case EffectNone:
 		if t.PrepareCommit {
@@ -263,18 +285,30 @@ func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add fun
 			add(prm.Pos, "tool %s: argument %q is declared twice", t.Name, prm.Name)
 		}
 		seen[prm.Name] = true
-		lintParam(t, prm, add)
+		lintParam(t, prm, types, add)
 	}
 	if t.DryRun && seen["dry_run"] {
 		add(p, "tool %s: dry_run: true adds the dry_run argument itself; do not declare it in input", t.Name)
 	}
 }
 
-func lintParam(t *Tool, prm *Param, add func(Pos, string, ...any)) {
+func lintParam(t *Tool, prm *Param, types map[string]*Type, add func(Pos, string, ...any)) {
 	p := prm.Pos
 	where := fmt.Sprintf("tool %s, argument %s", t.Name, prm.Name)
 	if m := swallowedRE.FindString(prm.Description); m != "" {
 		add(p, "%s: the description holds %q, a key that belongs outside it; check the quotes of this mapping", where, strings.TrimSpace(strings.TrimPrefix(m, ",")))
+	}
+	if prm.Typed() {
+		if types[prm.Type] == nil {
+			add(p, "%s: type %s is neither string, integer, number, boolean, array nor declared in types", where, prm.Type)
+			return
+		}
+		if prm.Default != nil || len(prm.Enum) > 0 {
+			add(p, "%s: an argument of type %s takes no default and no enum; the fields of %s say what it holds", where, prm.Type, prm.Type)
+		}
+		for _, bad := range inputProblems(types, prm.Type) {
+			add(p, "%s: type %s is an argument, but %s; an argument holds only what an agent writes (format line or own), never mail text (body) nor postern's own text (markdown)", where, prm.Type, bad)
+		}
 	}
 	isNum := prm.Type == "integer" || prm.Type == "number"
 	if (prm.Minimum != nil || prm.Maximum != nil) && !isNum {
@@ -309,7 +343,7 @@ func lintParam(t *Tool, prm *Param, add func(Pos, string, ...any)) {
 			add(p, "%s: enum value %v %s", where, e, err)
 		}
 	}
-	if prm.Default != nil {
+	if prm.Default != nil && !prm.Typed() {
 		if err := checkValue(prm, prm.Default); err != "" {
 			add(p, "%s: default %v %s", where, prm.Default, err)
 		}
@@ -383,15 +417,26 @@ func checkValue(prm *Param, v any) string {
 }
 
 func lintType(t *Type, types map[string]*Type, add func(Pos, string, ...any)) {
-	seen := map[string]bool{}
+	seen := map[string]*Field{}
 	for _, f := range t.Fields {
+		if prev, ok := seen[f.Name]; ok {
+			switch {
+			case f.From != t.Name:
+				// Both come from a base, whose own lint reports it.
+			case prev.From != t.Name:
+				add(f.Pos, "type %s: field %q is declared twice (also in %s, which it extends)", t.Name, f.Name, prev.From)
+			default:
+				add(f.Pos, "type %s: field %q is declared twice", t.Name, f.Name)
+			}
+			continue
+		}
+		seen[f.Name] = f
+		if f.From != t.Name {
+			continue // a base's field: the base's own lint covers it
+		}
 		if m := swallowedRE.FindString(f.Description); m != "" {
 			add(f.Pos, "type %s, field %s: the description holds %q, a key that belongs outside it; check the quotes of this mapping", t.Name, f.Name, strings.TrimSpace(strings.TrimPrefix(m, ",")))
 		}
-		if seen[f.Name] {
-			add(f.Pos, "type %s: field %q is declared twice", t.Name, f.Name)
-		}
-		seen[f.Name] = true
 		if !scalarTypes[f.Type] && types[f.Type] == nil {
 			add(f.Pos, "type %s, field %s: type %s is neither a scalar nor declared in types", t.Name, f.Name, f.Type)
 		}
@@ -400,6 +445,11 @@ func lintType(t *Type, types map[string]*Type, add func(Pos, string, ...any)) {
 		}
 		if len(f.Enum) > 0 && f.Type != "string" {
 			add(f.Pos, "type %s, field %s: enum only applies to string fields", t.Name, f.Name)
+		}
+		if f.Example != nil {
+			if msg := checkExample(types, f, f.Example, 0); msg != "" {
+				add(f.Pos, "type %s, field %s: the example %s", t.Name, f.Name, msg)
+			}
 		}
 	}
 }
@@ -410,26 +460,34 @@ func markUsed(name string, types map[string]*Type, used map[string]bool) {
 		return
 	}
 	used[name] = true
+	markUsed(t.Extends, types, used)
 	for _, f := range t.Fields {
 		markUsed(f.Type, types, used)
 	}
 }
 
-func cycle(name string, types map[string]*Type, stack []string) []string {
-	for _, s := range stack {
-		if s == name {
-			return append(stack, name)
+// cycle is a path of field types from type start back to itself, or nil.
+func cycle(start string, types map[string]*Type) []string {
+	seen := map[string]bool{}
+	var walk func(name string, path []string) []string
+	walk = func(name string, path []string) []string {
+		t := types[name]
+		if t == nil {
+			return nil
 		}
-	}
-	t := types[name]
-	if t == nil {
+		path = append(path, name)
+		for _, f := range t.Fields {
+			if f.Type == start {
+				return append(path, start)
+			}
+			if !seen[f.Type] {
+				seen[f.Type] = true
+				if c := walk(f.Type, path); c != nil {
+					return c
+				}
+			}
+		}
 		return nil
 	}
-	stack = append(stack, name)
-	for _, f := range t.Fields {
-		if c := cycle(f.Type, types, stack); c != nil {
-			return c
-		}
-	}
-	return nil
+	return walk(start, nil)
 }

@@ -3,8 +3,10 @@ package catalog
 import "strings"
 
 // AsksPerson reports whether a commit of this effect waits for the person's
-// approval: sending and deleting cannot be undone.
-func AsksPerson(effect string) bool { return effect == EffectSend || effect == EffectDelete }
+// approval: sending, deleting and other irreversible requests cannot be undone.
+func AsksPerson(effect string) bool {
+	return effect == EffectSend || effect == EffectDelete || effect == EffectIrreversible
+}
 
 // TokenPattern is the shape of an approval token (internal/approval: 32
 // random bytes, base64url without padding).

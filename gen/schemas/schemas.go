@@ -1,7 +1,9 @@
 // Package schemas writes the JSON Schemas (draft 2020-12) of every tool's input
-// and output: github.com/invopop/jsonschema reflects the generated Go types, and
-// the catalog's limits and descriptions are laid over them. Output is self-contained
-// (no $ref, no $defs) because some hosts cannot resolve references.
+// and output, and of the types marked schema_file: github.com/invopop/jsonschema
+// reflects the generated Go types, and the catalog's limits and descriptions are
+// laid over them. Output is self-contained (no $ref, no $defs) because some hosts
+// cannot resolve references; an argument of a declared type has that type's
+// schema inlined.
 package schemas
 
 import (
@@ -10,9 +12,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/invopop/jsonschema"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/postern-mcp/postern/gen/catalog"
 )
@@ -24,8 +28,13 @@ type ToolTypes struct {
 	Result any
 }
 
+// TypesDir is the folder, under schemas/, of the standalone schemas of the
+// types marked schema_file; gen writes its index.json, Write the rest.
+const TypesDir = "types"
+
 // Write writes schemas/NAME.input.json and NAME.output.json for every tool into
-// outDir, and removes schema files of tools that no longer exist.
+// outDir, and schemas/types/TYPE.json for every type marked schema_file, and
+// removes schema files of tools and types that no longer are.
 func Write(catDir, outDir string, tools []ToolTypes) error {
 	cat, err := catalog.Load(catDir)
 	if err != nil {
@@ -45,7 +54,7 @@ func Write(catDir, outDir string, tools []ToolTypes) error {
 		if ct == nil {
 			return fmt.Errorf("tool %s is in the generated registry but not in the catalog: run go generate ./... again", tt.Name)
 		}
-		in, err := Input(ct, tt.Args)
+		in, err := Input(cat, ct, tt.Args)
 		if err != nil {
 			return err
 		}
@@ -65,12 +74,115 @@ func Write(catDir, outDir string, tools []ToolTypes) error {
 			}
 		}
 	}
+	if err := removeStale(dir, keep); err != nil {
+		return err
+	}
+	return writeTypes(cat, filepath.Join(dir, TypesDir), tools)
+}
+
+// writeTypes writes the standalone schema of every type marked schema_file.
+// Its Go type is found among the tools' argument and result types, which hold
+// every type a tool uses; each whole example the catalog assembles must validate.
+func writeTypes(cat *catalog.Catalog, dir string, tools []ToolTypes) error {
+	goTypes := map[string]reflect.Type{}
+	for _, tt := range tools {
+		collect(reflect.TypeOf(tt.Args), goTypes)
+		collect(reflect.TypeOf(tt.Result), goTypes)
+	}
+	keep := map[string]bool{"index.json": true}
+	for _, ct := range cat.Types {
+		if !ct.SchemaFile {
+			continue
+		}
+		gt := goTypes[ct.Name]
+		if gt == nil {
+			return fmt.Errorf("type %s has schema_file, but no tool's arguments or result hold it; use it in a tool or drop schema_file", ct.Name)
+		}
+		s, err := TypeSchema(cat, ct, reflect.New(gt).Interface())
+		if err != nil {
+			return err
+		}
+		if err := checkExample(cat, ct, s); err != nil {
+			return err
+		}
+		b, err := json.MarshalIndent(s, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		keep[ct.Name+".json"] = true
+		if err := writeIfChanged(filepath.Join(dir, ct.Name+".json"), append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	if err := removeStale(dir, keep); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	os.Remove(dir) // only when empty: no type has a schema file any more
+	return nil
+}
+
+// collect records every named struct type reachable from t, by name.
+func collect(t reflect.Type, into map[string]reflect.Type) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || t.Name() == "" || into[t.Name()] != nil {
+		return
+	}
+	into[t.Name()] = t
+	for i := 0; i < t.NumField(); i++ {
+		collect(t.Field(i).Type, into)
+	}
+}
+
+// checkExample validates the whole example the catalog assembles for ct
+// (the one its docs page shows) against ct's schema.
+func checkExample(cat *catalog.Catalog, ct *catalog.Type, s map[string]any) error {
+	ex := cat.WholeExample(ct.Name)
+	if ex == nil {
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	comp := validator.NewCompiler()
+	if err := comp.AddResource("type.json", doc); err != nil {
+		return err
+	}
+	sch, err := comp.Compile("type.json")
+	if err != nil {
+		return fmt.Errorf("the schema of type %s does not compile: %w", ct.Name, err)
+	}
+	eb, err := json.Marshal(ex)
+	if err != nil {
+		return err
+	}
+	v, err := validator.UnmarshalJSON(bytes.NewReader(eb))
+	if err != nil {
+		return err
+	}
+	if err := sch.Validate(v); err != nil {
+		return fmt.Errorf("the whole example of type %s, assembled from its fields' examples, does not fit its schema; fix the examples in the catalog: %v", ct.Name, err)
+	}
+	return nil
+}
+
+// removeStale removes the *.json files of dir that keep does not name.
+func removeStale(dir string, keep map[string]bool) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".json") && !keep[e.Name()] {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !keep[e.Name()] {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}
@@ -86,8 +198,8 @@ func writeIfChanged(path string, data []byte) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
-// reflect turns a Go value's type into a generic JSON Schema map.
-func reflect(v any, requiredFromTags bool) (map[string]any, error) {
+// reflectSchema turns a Go value's type into a generic JSON Schema map.
+func reflectSchema(v any, requiredFromTags bool) (map[string]any, error) {
 	r := &jsonschema.Reflector{
 		DoNotReference:             true,
 		ExpandedStruct:             true,
@@ -109,9 +221,11 @@ func reflect(v any, requiredFromTags bool) (map[string]any, error) {
 	return m, nil
 }
 
-// Input is the input schema of a tool: reflected Args plus the catalog's limits.
-func Input(t *catalog.Tool, args any) (map[string]any, error) {
-	s, err := reflect(args, true)
+// Input is the input schema of a tool: reflected Args plus the catalog's
+// limits; an argument of a declared type is that type's schema (TypeSchema),
+// under the argument's description.
+func Input(c *catalog.Catalog, t *catalog.Tool, args any) (map[string]any, error) {
+	s, err := reflectSchema(args, true)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +238,15 @@ func Input(t *catalog.Tool, args any) (map[string]any, error) {
 		ps, ok := props[p.Name].(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("tool %s: argument %s is missing from the generated Args; run go generate ./... again", t.Name, p.Name)
+		}
+		if p.Typed() {
+			ts, err := argSchema(c, t, p, args)
+			if err != nil {
+				return nil, err
+			}
+			ts["description"] = strings.TrimSpace(p.Description)
+			props[p.Name] = ts
+			continue
 		}
 		ps["description"] = strings.TrimSpace(p.Description)
 		if len(p.Enum) > 0 {
@@ -162,14 +285,53 @@ func Input(t *catalog.Tool, args any) (map[string]any, error) {
 
 // Output is the output schema of a tool: reflected result type plus descriptions and enums.
 func Output(c *catalog.Catalog, t *catalog.Tool, result any) (map[string]any, error) {
-	s, err := reflect(result, false)
+	s, err := TypeSchema(c, c.Type(t.Output), result)
 	if err != nil {
-		return nil, err
-	}
-	if err := overlayType(c, c.Type(t.Output), s); err != nil {
 		return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 	}
 	return s, nil
+}
+
+// TypeSchema is the schema of a catalog type, whose generated Go value is v:
+// reflected (fields without omitempty are required, no other property is
+// allowed) with the catalog's descriptions and enums laid over it, the types
+// it uses inlined. It is a tool's output schema, an argument's schema and a
+// schema_file.
+func TypeSchema(c *catalog.Catalog, ct *catalog.Type, v any) (map[string]any, error) {
+	s, err := reflectSchema(v, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := overlayType(c, ct, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// argSchema is the schema of the typed argument p: its type's, without the
+// top-level $schema.
+func argSchema(c *catalog.Catalog, t *catalog.Tool, p *catalog.Param, args any) (map[string]any, error) {
+	at := reflect.TypeOf(args)
+	for at.Kind() == reflect.Pointer {
+		at = at.Elem()
+	}
+	for i := 0; i < at.NumField(); i++ {
+		sf := at.Field(i)
+		if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name != p.Name {
+			continue
+		}
+		ft := sf.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		s, err := TypeSchema(c, c.Type(p.Type), reflect.New(ft).Interface())
+		if err != nil {
+			return nil, fmt.Errorf("tool %s, argument %s: %w", t.Name, p.Name, err)
+		}
+		delete(s, "$schema")
+		return s, nil
+	}
+	return nil, fmt.Errorf("tool %s: argument %s is missing from the generated Args; run go generate ./... again", t.Name, p.Name)
 }
 
 func overlayType(c *catalog.Catalog, ct *catalog.Type, s map[string]any) error {
