@@ -37,6 +37,9 @@ type Row struct {
 	ThreadSize int
 	Forged     bool
 	Withheld   string
+	// List: it comes from a mailing list; OneClick: it offers an RFC 8058 one-click
+	// unsubscribe (its URIs: Store.Unsubscribe).
+	List, OneClick bool
 }
 
 // Filter selects messages. Accounts limits every query to the accounts a
@@ -63,14 +66,14 @@ type exprKey struct {
 	term  int
 }
 
-const rowColumns = `m.id, a.name, f.name, m.uid, m.message_id, m.in_reply_to, m.thread_id, m.date, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.flags, m.size, m.attachments, m.forged, m.withheld`
+const rowColumns = `m.id, a.name, f.name, m.uid, m.message_id, m.in_reply_to, m.thread_id, m.date, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.flags, m.size, m.attachments, m.forged, m.withheld, m.list, m.one_click`
 
 func scanRow(sc interface{ Scan(...any) error }) (*Row, error) {
 	r := &Row{}
 	var date int64
 	var to, cc, atts string
 	if err := sc.Scan(&r.ID, &r.Account, &r.Folder, &r.UID, &r.MessageID, &r.InReplyTo, &r.ThreadID, &date, &r.Subject,
-		&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld); err != nil {
+		&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld, &r.List, &r.OneClick); err != nil {
 		return nil, err
 	}
 	r.Date = time.Unix(date, 0).UTC()
@@ -597,7 +600,7 @@ func (s *Store) messagesIn(ctx context.Context, f *Filter, win *window, limit in
 		var date int64
 		var to, cc, atts string
 		if err := rows.Scan(&r.ID, &r.Account, &r.Folder, &r.UID, &r.MessageID, &r.InReplyTo, &r.ThreadID, &date, &r.Subject,
-			&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld, &n); err != nil {
+			&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld, &r.List, &r.OneClick, &n); err != nil {
 			return nil, false, s.explain(err)
 		}
 		r.Date = time.Unix(date, 0).UTC()
@@ -679,6 +682,21 @@ func (s *Store) Thread(ctx context.Context, threadID int64, accounts []string) (
 		out = append(out, r)
 	}
 	return out, s.explain(rows.Err())
+}
+
+// Unsubscribe returns the List-Unsubscribe URIs stored for message id (none when it offers
+// none). They may carry the subscriber's token: mail_unsubscribe uses them and shows only
+// what mailparse.ShowURI shows of them.
+func (s *Store) Unsubscribe(ctx context.Context, id int64) ([]string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT unsubscribe FROM messages WHERE id=?`, id).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNoMessage
+	}
+	if err != nil || v == "" {
+		return nil, s.explain(err)
+	}
+	return strings.Split(v, "\n"), nil
 }
 
 // Body is a message's stored text and headers.

@@ -28,7 +28,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 6
+const schemaVersion = 9
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -71,11 +71,65 @@ var upgrades = map[int][]string{
 			WHERE thread_id IN (SELECT t FROM thread_least WHERE least <> t)`,
 		`DROP TABLE thread_least`,
 	},
+	// The action log and the backups of deleted mail (actions.go). They name accounts and
+	// folders by name, not by row, so that they outlive a store rebuilt by sync.
+	6: {
+		`CREATE TABLE IF NOT EXISTS actions(
+			id INTEGER PRIMARY KEY,
+			at INTEGER NOT NULL,
+			tool TEXT NOT NULL,
+			what TEXT NOT NULL,
+			client TEXT NOT NULL DEFAULT '',
+			accounts TEXT NOT NULL DEFAULT '',
+			count INTEGER NOT NULL DEFAULT 0,
+			undoes INTEGER NOT NULL DEFAULT 0,
+			undone_by INTEGER NOT NULL DEFAULT 0
+		)`,
+		`CREATE TABLE IF NOT EXISTS action_items(
+			action INTEGER NOT NULL REFERENCES actions(id) ON DELETE CASCADE,
+			message INTEGER NOT NULL,
+			account TEXT NOT NULL,
+			message_id TEXT NOT NULL DEFAULT '',
+			subject TEXT NOT NULL DEFAULT '',
+			from_folder TEXT NOT NULL,
+			from_uidvalidity INTEGER NOT NULL DEFAULT 0,
+			from_uid INTEGER NOT NULL DEFAULT 0,
+			to_folder TEXT NOT NULL,
+			to_uidvalidity INTEGER NOT NULL DEFAULT 0,
+			to_uid INTEGER NOT NULL DEFAULT 0,
+			flags_before TEXT NOT NULL DEFAULT '',
+			flags_after TEXT NOT NULL DEFAULT '',
+			backup INTEGER NOT NULL DEFAULT 0
+		)`,
+		`CREATE INDEX IF NOT EXISTS action_items_action ON action_items(action)`,
+		`CREATE TABLE IF NOT EXISTS backups(
+			id INTEGER PRIMARY KEY,
+			account TEXT NOT NULL,
+			folder TEXT NOT NULL,
+			message_id TEXT NOT NULL DEFAULT '',
+			subject TEXT NOT NULL DEFAULT '',
+			from_addr TEXT NOT NULL DEFAULT '',
+			date INTEGER NOT NULL DEFAULT 0,
+			saved INTEGER NOT NULL,
+			size INTEGER NOT NULL DEFAULT 0,
+			file TEXT NOT NULL,
+			flags TEXT NOT NULL DEFAULT ''
+		)`,
+	},
+	// How far the rules have looked at each folder's new mail (rulestate.go).
+	8: {
+		`CREATE TABLE IF NOT EXISTS rules_progress(
+			folder_id INTEGER PRIMARY KEY REFERENCES folders(id) ON DELETE CASCADE,
+			uid INTEGER NOT NULL
+		)`,
+	},
+	// 7: the mailing-list columns, added and filled by fillLists (lists.go).
 }
 
 // goUpgrades[v] runs after upgrades[v], in the same transaction.
 var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	3: rebuildIndexes,
+	7: fillLists,
 }
 
 const (

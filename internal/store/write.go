@@ -65,6 +65,11 @@ type NewMessage struct {
 	Problems      []string
 	Forged        bool
 	Withheld      string // why the text is withheld, when it is
+	// List: it comes from a mailing list; OneClick: it offers an RFC 8058 one-click
+	// unsubscribe; Unsubscribe: its List-Unsubscribe URIs, stored for mail_unsubscribe
+	// and never shown (Headers holds them as mailparse.ShowUnsubscribe shows them).
+	List, OneClick bool
+	Unsubscribe    []string
 }
 
 // EnsureAccount returns the id of the account, creating it.
@@ -419,7 +424,8 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batch, error) {
 		{&b.exists, `SELECT count(*) FROM messages WHERE folder_id=? AND uid=?`},
 		{&b.maxID, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`},
 		{&b.insert, `INSERT INTO messages(id, account_id, folder_id, uid, message_id, in_reply_to, thread_id, date, subject,
-		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld, list, one_click, unsubscribe)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(folder_id, uid) DO NOTHING`},
 		{&b.ref, `INSERT INTO refs(message, ref) VALUES(?, ?)`},
 		{&b.body, `INSERT INTO bodies(id, text, truncated, headers, problems) VALUES(?,?,?,?,?)`},
@@ -475,7 +481,8 @@ func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) 
 		return s.explain(err)
 	}
 	if _, err := b.insert.ExecContext(ctx, id, f.AccountID, f.ID, m.UID, m.MessageID, m.InReplyTo, thread, date.Unix(), m.Subject,
-		m.From.Name, m.From.Email, joinAddrs(m.To), joinAddrs(m.Cc), m.Flags, m.Size, atts, m.ModSeq, m.Forged, m.Withheld); err != nil {
+		m.From.Name, m.From.Email, joinAddrs(m.To), joinAddrs(m.Cc), m.Flags, m.Size, atts, m.ModSeq, m.Forged, m.Withheld,
+		m.List, m.OneClick, strings.Join(m.Unsubscribe, "\n")); err != nil {
 		return s.explain(err)
 	}
 	refs := append([]string{}, m.References...)

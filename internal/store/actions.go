@@ -1,0 +1,452 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The action log, backups and the store's side of an action: what the mail
+// tools changed on a server, kept so that it can be shown and put back. Message
+// rows keep their id when an action moves them, so an agent's ids stay good.
+
+// Target is a stored message as an action needs it: where it is on its server.
+type Target struct {
+	ID          int64
+	Account     string
+	FolderID    int64
+	Folder      string
+	UIDValidity uint32
+	UID         uint32
+	Flags       int
+	ModSeq      uint64
+	MessageID   string
+	Subject     string
+	From        Address
+	Date        time.Time
+}
+
+// Targets returns the visible messages among ids (accounts nil: all), in the
+// order given; ids that name no visible message are left out.
+func (s *Store) Targets(ctx context.Context, ids []int64, accounts []string) ([]*Target, error) {
+	out := make([]*Target, 0, len(ids))
+	stmt, err := s.db.PrepareContext(ctx, `SELECT m.id, a.name, f.id, f.name, f.uidvalidity, m.uid, m.flags, m.modseq,
+		m.message_id, m.subject, m.from_name, m.from_email, m.date
+		FROM messages m JOIN folders f ON f.id = m.folder_id JOIN accounts a ON a.id = m.account_id WHERE m.id = ?`)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer stmt.Close()
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		t := &Target{}
+		var date int64
+		err := stmt.QueryRowContext(ctx, id).Scan(&t.ID, &t.Account, &t.FolderID, &t.Folder, &t.UIDValidity, &t.UID, &t.Flags, &t.ModSeq,
+			&t.MessageID, &t.Subject, &t.From.Name, &t.From.Email, &date)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		if accounts != nil && !contains(accounts, t.Account) {
+			continue
+		}
+		t.Date = time.Unix(date, 0).UTC()
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// FolderRef is a stored folder as an action names it.
+type FolderRef struct {
+	ID          int64
+	Account     string
+	Name        string
+	Role        string
+	UIDValidity uint32
+}
+
+// FindFolder finds the folder of account that name answers to, by the rules
+// of in: (see the top of folder.go); a name that answers to none is a
+// *FolderError naming the nearest.
+func (s *Store) FindFolder(ctx context.Context, account, name string) (*FolderRef, error) {
+	g, err := s.resolveFolders(ctx, &Filter{Accounts: []string{account}, Folder: name})
+	if err != nil {
+		return nil, err
+	}
+	ids := g.folders[name]
+	if len(ids) != 1 {
+		return nil, &FolderError{Name: name, Accounts: []string{account}}
+	}
+	return s.folderRef(ctx, `f.id = ?`, ids[0])
+}
+
+// RoleFolder returns the stored folder of account that has role, or nil.
+func (s *Store) RoleFolder(ctx context.Context, account, role string) (*FolderRef, error) {
+	f, err := s.folderRef(ctx, `a.name = ? AND f.role = ? ORDER BY f.name`, account, role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return f, err
+}
+
+// FolderNamed returns the stored folder of account called exactly name, or nil.
+func (s *Store) FolderNamed(ctx context.Context, account, name string) (*FolderRef, error) {
+	f, err := s.folderRef(ctx, `a.name = ? AND f.name = ?`, account, name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return f, err
+}
+
+func (s *Store) folderRef(ctx context.Context, where string, args ...any) (*FolderRef, error) {
+	f := &FolderRef{}
+	err := s.db.QueryRowContext(ctx, `SELECT f.id, a.name, f.name, f.role, f.uidvalidity FROM folders f JOIN accounts a ON a.id = f.account_id WHERE `+where+` LIMIT 1`, args...).
+		Scan(&f.ID, &f.Account, &f.Name, &f.Role, &f.UIDValidity)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, s.explain(err)
+	}
+	return f, nil
+}
+
+// MoveStored follows on the store a move the server made: the message keeps
+// its id and is now uid of folder to. With uid 0 (the server did not say) the
+// row is removed instead, and the next sync stores the message anew.
+func (s *Store) MoveStored(ctx context.Context, id int64, to *FolderRef, uid uint32) error {
+	if uid == 0 {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return s.explain(err)
+		}
+		defer tx.Rollback()
+		if err := deleteFTS(ctx, tx, `SELECT ?`, id); err != nil {
+			return s.explain(err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id = ?`, id); err != nil {
+			return s.explain(err)
+		}
+		return s.explain(tx.Commit())
+	}
+	// A row the destination's sync stored already (it ran between the move and now) is the
+	// same message: it goes, and this one, with the id the agent knows, takes its place.
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer tx.Rollback()
+	if err := deleteFTS(ctx, tx, `SELECT id FROM messages WHERE folder_id = ? AND uid = ? AND id <> ?`, to.ID, uid, id); err != nil {
+		return s.explain(err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE folder_id = ? AND uid = ? AND id <> ?`, to.ID, uid, id); err != nil {
+		return s.explain(err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE messages SET folder_id = ?, uid = ?, modseq = 0 WHERE id = ?`, to.ID, uid, id); err != nil {
+		return s.explain(err)
+	}
+	return s.explain(tx.Commit())
+}
+
+// SetStoredFlags follows on the store a flag change the server made. It leaves
+// the folder's HIGHESTMODSEQ alone, so the next sync still fetches every change
+// made meanwhile by other mail programs.
+func (s *Store) SetStoredFlags(ctx context.Context, id int64, flags int, modseq uint64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE messages SET flags = ?, modseq = ? WHERE id = ?`, flags, modseq, id)
+	return s.explain(err)
+}
+
+// Action is one entry of the action log.
+type Action struct {
+	ID       int64
+	At       time.Time
+	Tool     string
+	What     string // what it did, as the answer said: "archive", "mark read", "undo a12"…
+	Client   string
+	Accounts []string
+	Count    int   // messages changed
+	Undoes   int64 // the action this one undid, if an undo
+	UndoneBy int64 // the action that undid this one, if any
+	Items    []ActionItem
+}
+
+// ActionItem is what an action did to one message: where it was and is, and
+// its flags before and after (IMAP flags, keywords included).
+type ActionItem struct {
+	Message         int64 // the store's id, kept across moves
+	Account         string
+	MessageID       string
+	Subject         string
+	FromFolder      string
+	FromUIDValidity uint32
+	FromUID         uint32
+	ToFolder        string
+	ToUIDValidity   uint32
+	ToUID           uint32
+	FlagsBefore     []string
+	FlagsAfter      []string
+	Backup          int64 // the backup kept before a delete
+}
+
+// EncodeActionID is the id agents see of an action.
+func EncodeActionID(id int64) string { return fmt.Sprintf("a%d", id) }
+
+// DecodeActionID reads an action id; ok is false for anything else.
+func DecodeActionID(s string) (int64, bool) {
+	var n int64
+	if len(s) < 2 || s[0] != 'a' {
+		return 0, false
+	}
+	if _, err := fmt.Sscanf(s[1:], "%d", &n); err != nil || n <= 0 || fmt.Sprintf("a%d", n) != s {
+		return 0, false
+	}
+	return n, true
+}
+
+// RecordAction adds a to the log with its items and, for an undo, marks the
+// action it undid; a.ID is set.
+func (s *Store) RecordAction(ctx context.Context, a *Action) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, `INSERT INTO actions(at, tool, what, client, accounts, count, undoes) VALUES(?,?,?,?,?,?,?) RETURNING id`,
+		a.At.UnixMilli(), a.Tool, a.What, a.Client, strings.Join(a.Accounts, "\n"), a.Count, a.Undoes).Scan(&a.ID)
+	if err != nil {
+		return s.explain(err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO action_items(action, message, account, message_id, subject,
+		from_folder, from_uidvalidity, from_uid, to_folder, to_uidvalidity, to_uid, flags_before, flags_after, backup)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer stmt.Close()
+	for _, it := range a.Items {
+		if _, err := stmt.ExecContext(ctx, a.ID, it.Message, it.Account, it.MessageID, it.Subject,
+			it.FromFolder, it.FromUIDValidity, it.FromUID, it.ToFolder, it.ToUIDValidity, it.ToUID,
+			strings.Join(it.FlagsBefore, " "), strings.Join(it.FlagsAfter, " "), it.Backup); err != nil {
+			return s.explain(err)
+		}
+	}
+	if a.Undoes != 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE actions SET undone_by = ? WHERE id = ?`, a.ID, a.Undoes); err != nil {
+			return s.explain(err)
+		}
+	}
+	return s.explain(tx.Commit())
+}
+
+// ErrNoAction is an action id the log does not hold.
+var ErrNoAction = errors.New("no such action")
+
+// LoggedAction returns one action of the log with its items.
+func (s *Store) LoggedAction(ctx context.Context, id int64) (*Action, error) {
+	as, err := s.actions(ctx, `WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(as) == 0 {
+		return nil, ErrNoAction
+	}
+	a := as[0]
+	rows, err := s.db.QueryContext(ctx, `SELECT message, account, message_id, subject, from_folder, from_uidvalidity, from_uid,
+		to_folder, to_uidvalidity, to_uid, flags_before, flags_after, backup FROM action_items WHERE action = ? ORDER BY rowid`, id)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var it ActionItem
+		var before, after string
+		if err := rows.Scan(&it.Message, &it.Account, &it.MessageID, &it.Subject, &it.FromFolder, &it.FromUIDValidity, &it.FromUID,
+			&it.ToFolder, &it.ToUIDValidity, &it.ToUID, &before, &after, &it.Backup); err != nil {
+			return nil, s.explain(err)
+		}
+		it.FlagsBefore, it.FlagsAfter = strings.Fields(before), strings.Fields(after)
+		a.Items = append(a.Items, it)
+	}
+	return a, s.explain(rows.Err())
+}
+
+// Actions returns up to limit actions older than before (0: the newest), newest
+// first, without their items.
+func (s *Store) Actions(ctx context.Context, before int64, limit int) ([]*Action, error) {
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
+	return s.actions(ctx, `WHERE id < ? ORDER BY id DESC LIMIT ?`, before, limit)
+}
+
+func (s *Store) actions(ctx context.Context, where string, args ...any) ([]*Action, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, at, tool, what, client, accounts, count, undoes, undone_by FROM actions `+where, args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []*Action
+	for rows.Next() {
+		a := &Action{}
+		var at int64
+		var accounts string
+		if err := rows.Scan(&a.ID, &at, &a.Tool, &a.What, &a.Client, &accounts, &a.Count, &a.Undoes, &a.UndoneBy); err != nil {
+			return nil, s.explain(err)
+		}
+		a.At = time.UnixMilli(at).UTC()
+		a.Accounts = strings.Split(accounts, "\n")
+		out = append(out, a)
+	}
+	return out, s.explain(rows.Err())
+}
+
+// Backup is a copy of a message kept before mail_delete changed the server.
+type Backup struct {
+	ID        int64
+	Account   string
+	Folder    string // where it was deleted from
+	MessageID string
+	Subject   string
+	From      string
+	Date      time.Time // the message's
+	Saved     time.Time // when the copy was made
+	Size      int64
+	File      string   // the .eml file
+	Flags     []string // its IMAP flags when it was deleted
+}
+
+// EncodeBackupID is the id agents see of a backup.
+func EncodeBackupID(id int64) string { return fmt.Sprintf("b%d", id) }
+
+// DecodeBackupID reads a backup id; ok is false for anything else.
+func DecodeBackupID(s string) (int64, bool) {
+	var n int64
+	if len(s) < 2 || s[0] != 'b' {
+		return 0, false
+	}
+	if _, err := fmt.Sscanf(s[1:], "%d", &n); err != nil || n <= 0 || fmt.Sprintf("b%d", n) != s {
+		return 0, false
+	}
+	return n, true
+}
+
+// AddBackup records a backup whose file is written; b.ID is set.
+func (s *Store) AddBackup(ctx context.Context, b *Backup) error {
+	err := s.db.QueryRowContext(ctx, `INSERT INTO backups(account, folder, message_id, subject, from_addr, date, saved, size, file, flags)
+		VALUES(?,?,?,?,?,?,?,?,?,?) RETURNING id`, b.Account, b.Folder, b.MessageID, b.Subject, b.From,
+		b.Date.Unix(), b.Saved.UnixMilli(), b.Size, b.File, strings.Join(b.Flags, " ")).Scan(&b.ID)
+	return s.explain(err)
+}
+
+// ErrNoBackup is a backup id the store does not hold.
+var ErrNoBackup = errors.New("no such backup")
+
+// BackupByID returns one backup, if its account is among accounts (nil: any).
+func (s *Store) BackupByID(ctx context.Context, id int64, accounts []string) (*Backup, error) {
+	bs, err := s.backups(ctx, `WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(bs) == 0 || accounts != nil && !contains(accounts, bs[0].Account) {
+		return nil, ErrNoBackup
+	}
+	return bs[0], nil
+}
+
+// Backups returns up to limit backups of accounts older than before (0: the
+// newest), newest first.
+func (s *Store) Backups(ctx context.Context, accounts []string, before int64, limit int) ([]*Backup, error) {
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
+	var out []*Backup
+	for len(out) < limit {
+		bs, err := s.backups(ctx, `WHERE id < ? ORDER BY id DESC LIMIT ?`, before, limit)
+		if err != nil || len(bs) == 0 {
+			return out, err
+		}
+		for _, b := range bs {
+			before = b.ID
+			if accounts == nil || contains(accounts, b.Account) {
+				out = append(out, b)
+				if len(out) == limit {
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// BackupsBefore returns every backup of accounts saved before t.
+func (s *Store) BackupsBefore(ctx context.Context, accounts []string, t time.Time) ([]*Backup, error) {
+	bs, err := s.backups(ctx, `WHERE saved < ? ORDER BY id`, t.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	out := bs[:0]
+	for _, b := range bs {
+		if accounts == nil || contains(accounts, b.Account) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// DeleteBackup forgets one backup (its file is the caller's to remove).
+func (s *Store) DeleteBackup(ctx context.Context, id int64) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM backups WHERE id = ?`, id)
+	return s.explain(err)
+}
+
+func (s *Store) backups(ctx context.Context, where string, args ...any) ([]*Backup, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, account, folder, message_id, subject, from_addr, date, saved, size, file, flags FROM backups `+where, args...)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []*Backup
+	for rows.Next() {
+		b := &Backup{}
+		var date, saved int64
+		var flags string
+		if err := rows.Scan(&b.ID, &b.Account, &b.Folder, &b.MessageID, &b.Subject, &b.From, &date, &saved, &b.Size, &b.File, &flags); err != nil {
+			return nil, s.explain(err)
+		}
+		b.Date, b.Saved, b.Flags = time.Unix(date, 0).UTC(), time.UnixMilli(saved).UTC(), strings.Fields(flags)
+		out = append(out, b)
+	}
+	return out, s.explain(rows.Err())
+}
+
+// SystemFlags is the IMAP system flags of the store's flag bits.
+func SystemFlags(bits int) []string {
+	var out []string
+	for _, f := range []struct {
+		bit  int
+		name string
+	}{{FlagAnswered, `\Answered`}, {FlagDeleted, `\Deleted`}, {FlagDraft, `\Draft`}, {FlagFlagged, `\Flagged`}, {FlagSeen, `\Seen`}} {
+		if bits&f.bit != 0 {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}

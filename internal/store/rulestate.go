@@ -1,0 +1,51 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// RulesSeen is the highest uid of a folder the rules have looked at, and
+// whether they ever looked at it.
+func (s *Store) RulesSeen(ctx context.Context, folderID int64) (uint32, bool, error) {
+	var uid uint32
+	err := s.db.QueryRowContext(ctx, `SELECT uid FROM rules_progress WHERE folder_id = ?`, folderID).Scan(&uid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return uid, err == nil, s.explain(err)
+}
+
+// SetRulesSeen records that the rules looked at the folder's mail up to uid.
+func (s *Store) SetRulesSeen(ctx context.Context, folderID int64, uid uint32) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO rules_progress(folder_id, uid) VALUES(?, ?)
+		ON CONFLICT(folder_id) DO UPDATE SET uid = max(uid, excluded.uid)`, folderID, uid)
+	return s.explain(err)
+}
+
+// MaxUID is the highest uid stored in a folder (0 when it is empty).
+func (s *Store) MaxUID(ctx context.Context, folderID int64) (uint32, error) {
+	var uid sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT max(uid) FROM messages WHERE folder_id = ?`, folderID).Scan(&uid)
+	return uint32(uid.Int64), s.explain(err)
+}
+
+// RowsAfterUID returns up to limit messages of a folder whose uid is above
+// after, lowest uid first.
+func (s *Store) RowsAfterUID(ctx context.Context, folderID int64, after uint32, limit int) ([]*Row, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumns+fromJoins+` WHERE m.folder_id = ? AND m.uid > ? ORDER BY m.uid LIMIT ?`, folderID, after, limit)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []*Row
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		out = append(out, r)
+	}
+	return out, s.explain(rows.Err())
+}
