@@ -19,8 +19,12 @@ import (
 
 // Config is the configuration file.
 type Config struct {
+	// SaveDir is the folder mail_attachment_save writes into (empty: the XDG
+	// download folder); SaveFolder checks it (savedir.go).
+	SaveDir  string    `toml:"save_dir,omitempty"`
 	MCP      MCP       `toml:"mcp"`
 	Approval Approval  `toml:"approval"`
+	Send     Send      `toml:"send"`
 	Accounts []Account `toml:"accounts"`
 }
 
@@ -68,7 +72,7 @@ type MCP struct {
 // Account is one mail account.
 type Account struct {
 	Name        string `toml:"name"`
-	Kind        string `toml:"kind"` // imap or maildir
+	Kind        string `toml:"kind"` // a row of the table of kinds (internal/source/kinds)
 	Server      string `toml:"server,omitempty"`
 	User        string `toml:"user,omitempty"`
 	PasswordCmd string `toml:"password_cmd,omitempty"`
@@ -96,7 +100,31 @@ type Account struct {
 	// SMTPPasswordCmd prints the SMTP password when it is not the IMAP one
 	// (empty: PasswordCmd).
 	SMTPPasswordCmd string `toml:"smtp_password_cmd,omitempty"`
+	// ArchiveFolder is where mail_archive moves mail when the server marks no
+	// folder \Archive (RFC 6154).
+	ArchiveFolder string `toml:"archive_folder,omitempty"`
+	// BackupDays is how long mail_delete's backups are kept before
+	// mail_backups_purge may remove them (0: DefaultBackupDays).
+	BackupDays int `toml:"backup_retention_days,omitzero"`
+	// Sieve is the ManageSieve server (host:port, RFC 5804) that holds the account's
+	// server-side rules (empty: the IMAP host, port 4190). STARTTLS, as for IMAP.
+	Sieve string `toml:"sieve,omitempty"`
 }
+
+// DefaultBackupDays is how long a backup of deleted mail is kept unless the
+// account says otherwise.
+const DefaultBackupDays = 30
+
+// BackupRetention is how long the account's backups are kept.
+func (a Account) BackupRetention() int {
+	if a.BackupDays > 0 {
+		return a.BackupDays
+	}
+	return DefaultBackupDays
+}
+
+// BackupDir is where the account's backups of deleted mail are written.
+func BackupDir(account string) string { return filepath.Join(DataDir(), "backups", account) }
 
 // From is the account's own address: Address, else User when it is one.
 func (a Account) From() string {
@@ -194,7 +222,7 @@ func (c *Config) check() error {
 
 // hardProblems are the values Load refuses, each said in one sentence.
 func (c *Config) hardProblems() []string {
-	var ps []string
+	ps := c.Send.allowProblems()
 	add := func(format string, args ...any) { ps = append(ps, fmt.Sprintf(format, args...)) }
 	switch c.Approval.Mode {
 	case "", "terminal", "host":
@@ -217,10 +245,8 @@ func (c *Config) hardProblems() []string {
 			add("account %q is declared twice", a.Name)
 		}
 		seen[a.Name] = true
-		switch a.Kind {
-		case "imap", "maildir":
-		default:
-			add("account %q has kind %q; use imap or maildir", a.Name, a.Kind)
+		if len(kinds.names) > 0 && kinds.problems[a.Kind] == nil {
+			add("account %q has kind %q; use %s", a.Name, a.Kind, orList(kinds.names))
 		}
 		switch a.SMTPTLS {
 		case "", "implicit", "starttls", "none":
@@ -229,6 +255,37 @@ func (c *Config) hardProblems() []string {
 		}
 	}
 	return ps
+}
+
+// kinds are the account kinds postern knows, with the problems of an account of each. The
+// table of kinds (internal/source/kinds) registers them when it is loaded: config cannot import
+// the kinds' packages, which import config. Until then no kind is refused and no kind's
+// problems are looked for.
+var kinds struct {
+	names    []string
+	problems map[string]func(Account) []string
+}
+
+// RegisterKind makes name a kind of account that Load accepts, and problems what Problems
+// looks for in an account of that kind (sentences without the account's name). It is called
+// once per kind before any configuration is read.
+func RegisterKind(name string, problems func(Account) []string) {
+	if kinds.problems == nil {
+		kinds.problems = map[string]func(Account) []string{}
+	}
+	if _, ok := kinds.problems[name]; !ok {
+		kinds.names = append(kinds.names, name)
+		sort.Strings(kinds.names)
+	}
+	kinds.problems[name] = problems
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // Watcher re-reads a configuration file when it changes, so that a server
