@@ -107,6 +107,10 @@ func (p *parser) walk(fs fields, body io.Reader, depth int, defaultType string) 
 		(!isText && name != "") ||
 		(!isText && e.disp != "inline" && !e.contentID)
 	if attach {
+		if p.want != nil && p.want.index == len(p.msg.Attachments) && len(p.msg.Attachments) < maxAttachments {
+			p.keep(e, dec, name, isMessage)
+			return bodyText{}
+		}
 		var n counter
 		if isMessage {
 			cr := &countingReader{r: dec}

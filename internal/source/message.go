@@ -28,6 +28,12 @@ func Fill(nm *store.NewMessage, p *mailparse.Message) {
 	for _, h := range p.Headers {
 		nm.Headers = append(nm.Headers, store.Header{Name: h.Name, Value: h.Value})
 	}
+	// A mailing list's unsubscribe URIs are kept apart for mail_unsubscribe, and the header
+	// keeps only what may be shown of them: they often carry a token that proves the
+	// address is read.
+	l := mailparse.ListOf(p.Headers)
+	nm.List, nm.OneClick, nm.Unsubscribe = l.IsList, l.OneClick, l.Unsubscribe
+	store.ShowListHeaders(nm.Headers)
 	nm.Problems = p.Problems
 	if nm.Size == 0 {
 		nm.Size = p.Size
