@@ -270,6 +270,12 @@ func messageRow(r *store.Row, v rowView) generated.MessageRow {
 	if r.Withheld != "" {
 		out.Withheld = r.Withheld
 	}
+	if r.List {
+		out.List = ptr(true)
+	}
+	if r.OneClick {
+		out.OneClick = ptr(true)
+	}
 	if want("thread") {
 		if r.ThreadID != r.ID {
 			out.Thread = store.EncodeID(r.ThreadID)

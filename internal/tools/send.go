@@ -82,6 +82,9 @@ func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftA
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkRecipients(d.rcpts); err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256(raw)
 	p := &generated.Prepared{
 		Action: "send the saved draft " + a.ID, From: d.from, To: d.to, Cc: d.cc, Bcc: d.bcc,
@@ -183,7 +186,22 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 	if a.Subject != nil {
 		m.Subject = *a.Subject
 	}
+	if sending {
+		if err := s.checkRecipients(m.Recipients()); err != nil {
+			return acct, m, err
+		}
+	}
 	return acct, m, nil
+}
+
+// checkRecipients refuses a send to any recipient the configuration's [send]
+// allow leaves out, before anything is previewed or prepared.
+func (s *Service) checkRecipients(addrs []string) error {
+	cfg, err := s.Config.Get()
+	if err != nil {
+		return err
+	}
+	return cfg.CheckRecipients(addrs)
 }
 
 // original reads a message of the store as compose needs it.
@@ -396,6 +414,9 @@ func (s *Service) send(ctx context.Context, acct config.Account, m compose.Messa
 		return nil, fmt.Errorf("nothing was sent: %w", err)
 	}
 	rcpts := m.Recipients()
+	if err := s.checkRecipients(rcpts); err != nil { // [send] allow may have narrowed since the prepare
+		return nil, err
+	}
 	if err := submit(ctx, acct, m.From.Addr, rcpts, wire); err != nil {
 		return nil, err
 	}
@@ -446,6 +467,9 @@ func (s *Service) sendDraft(ctx context.Context, acct config.Account, r *store.R
 	d, err := readDraft(raw, ownAddresses(acct))
 	if err != nil {
 		return nil, fmt.Errorf("nothing was sent: %w", err)
+	}
+	if err := s.checkRecipients(d.rcpts); err != nil {
+		return nil, err
 	}
 	if err := submit(ctx, acct, d.fromAddr, d.rcpts, withoutHeader(raw, "Bcc")); err != nil {
 		return nil, err

@@ -27,6 +27,9 @@ type Service struct {
 	Only []string
 	// StorePath is the store's file; it is opened on first use.
 	StorePath string
+	// SaveDir is postern mcp --save-dir: the folder attachments are saved in, over the
+	// configuration's save_dir (attach.go).
+	SaveDir string
 	// Sync runs a sync of the given accounts (mail_sync); nil when this process cannot sync.
 	Sync func(ctx context.Context, accounts []config.Account) ([]mailsync.Outcome, error)
 
@@ -139,6 +142,9 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 			}
 		}
 		res.Accounts = append(res.Accounts, row)
+	}
+	if cfg, err := s.Config.Get(); err == nil {
+		res.SendAllow = append(res.SendAllow, cfg.Send.Allow...)
 	}
 	return res, nil
 }

@@ -1,0 +1,587 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/source"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// Acting on mail (mail_archive, mail_move, mail_mark, mail_junk, mail_delete,
+// mail_undo, mail_backup_restore). The rule the catalog's lint keeps: a change
+// postern can put back needs the scope, a dry run that changes nothing, and a
+// line in the action log with its undo; what cannot be undone is a
+// prepare/commit pair. A dry run reads only the store: it neither logs in nor
+// selects a folder, so the server and the store stay exactly as they were.
+// The act follows on the store at once (a moved message keeps its id), and a
+// message the server changed since the store last saw it is reported, not
+// overwritten.
+
+// maxActed is how many messages one action may take.
+const maxActed = 500
+
+// Outcomes of an action's rows.
+const (
+	outMoved         = "moved"
+	outMarked        = "marked"
+	outPutBack       = "put_back"
+	outRestored      = "restored"
+	outUnchanged     = "unchanged"
+	outChangedSince  = "changed_since"
+	outGone          = "gone"
+	outNothingToUndo = "nothing_to_undo"
+	outFailed        = "failed"
+)
+
+// IMAP keywords of junk reports (RFC 5788 registry).
+const (
+	kwJunk    = "$Junk"
+	kwNotJunk = "$NotJunk"
+)
+
+// plan is what one action does to each of its messages.
+type plan struct {
+	tool, what string
+	// dest gives the folder a message goes to ("" for no move), or an error for its account.
+	dest        func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error)
+	add, remove []string // flags set before any move
+	backup      bool     // keep a backup of each message before changing anything
+}
+
+// selectTargets turns ids or a query into the visible messages they name.
+func (s *Service) selectTargets(ctx context.Context, ids []string, query *string) (*store.Store, []*store.Target, error) {
+	if len(ids) > 0 && query != nil {
+		return nil, nil, errors.New("give either ids or query, not both")
+	}
+	if len(ids) == 0 && query == nil {
+		return nil, nil, errors.New("say which messages: ids (from " + generated.ToolMailList + " or " + generated.ToolMailSearch + ") or a query")
+	}
+	accts, err := s.visibleNames()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	var nums []int64
+	if query != nil {
+		searchable, err := s.searchAccounts()
+		if err != nil {
+			return nil, nil, err
+		}
+		q, err := s.parseQuery(*query)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := resolveQueryAccounts(q, searchable); err != nil {
+			return nil, nil, err
+		}
+		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: searchesBodies(ctx), Limit: maxActed})
+		if err != nil {
+			return nil, nil, err
+		}
+		if more {
+			return nil, nil, fmt.Errorf("the search finds more than %d messages; one action takes at most %d, so narrow the search (after:, before:, in:, from:)", maxActed, maxActed)
+		}
+		if len(rows) == 0 {
+			return nil, nil, fmt.Errorf("the search finds no message, so nothing would change; check it with %s", generated.ToolMailSearch)
+		}
+		for _, r := range rows {
+			nums = append(nums, r.ID)
+		}
+	} else {
+		for _, id := range ids {
+			n, ok := store.DecodeID(id)
+			if !ok {
+				return nil, nil, fmt.Errorf("%q is not a message id; use ids from %s or %s", id, generated.ToolMailList, generated.ToolMailSearch)
+			}
+			nums = append(nums, n)
+		}
+	}
+	targets, err := st.Targets(ctx, nums, accts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if query == nil && len(targets) < len(uniqueIDs(nums)) {
+		found := map[int64]bool{}
+		for _, t := range targets {
+			found[t.ID] = true
+		}
+		for _, n := range nums {
+			if !found[n] {
+				return nil, nil, fmt.Errorf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch)
+			}
+		}
+	}
+	return st, targets, nil
+}
+
+func uniqueIDs(ns []int64) []int64 {
+	out := slices.Clone(ns)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// actingAccount is the configured account of a message, which must be one whose
+// server postern can change.
+func (s *Service) actingAccount(name string) (config.Account, error) {
+	cfg, err := s.Config.Get()
+	if err != nil {
+		return config.Account{}, err
+	}
+	for _, a := range cfg.Accounts {
+		if a.Name == name && s.allowed(a.Name) {
+			if !writable(a) {
+				return a, fmt.Errorf("account %s is a read-only %s import; postern changes mail only on an IMAP account", a.Name, a.Kind)
+			}
+			return a, nil
+		}
+	}
+	return config.Account{}, fmt.Errorf("account %s is no longer configured; its messages cannot be changed", name)
+}
+
+// roleDest is the folder of the account that has role, else the configured one.
+func (s *Service) roleDest(role, noun, setting string) func(context.Context, *store.Store, *store.Target) (*store.FolderRef, error) {
+	return func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
+		f, err := st.RoleFolder(ctx, t.Account, role)
+		if err != nil || f != nil {
+			return f, err
+		}
+		if setting != "" {
+			acct, err := s.actingAccount(t.Account)
+			if err != nil {
+				return nil, err
+			}
+			if acct.ArchiveFolder != "" {
+				return st.FindFolder(ctx, t.Account, acct.ArchiveFolder)
+			}
+			return nil, fmt.Errorf("account %s has no %s folder (none is marked \\Archive on the server, none is called Archive); the person can name one with archive_folder = \"NAME\" in the account's section of the configuration file; until then, use %s", t.Account, noun, generated.ToolMailMove)
+		}
+		return nil, fmt.Errorf("account %s has no %s folder that postern knows of; run %s, or use %s with the folder's name", t.Account, noun, generated.ToolMailSync, generated.ToolMailMove)
+	}
+}
+
+// MailArchive implements mail_archive.
+func (s *Service) MailArchive(ctx context.Context, a *generated.MailArchiveArgs) (*generated.ActionResult, error) {
+	return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailArchive, what: "archive",
+		dest: s.roleDest(source.RoleArchive, "Archive", "archive_folder")})
+}
+
+// MailMove implements mail_move.
+func (s *Service) MailMove(ctx context.Context, a *generated.MailMoveArgs) (*generated.ActionResult, error) {
+	return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailMove, what: "move to " + a.To,
+		dest: func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
+			return st.FindFolder(ctx, t.Account, a.To)
+		}})
+}
+
+// MailMark implements mail_mark.
+func (s *Service) MailMark(ctx context.Context, a *generated.MailMarkArgs) (*generated.ActionResult, error) {
+	p := plan{tool: generated.ToolMailMark, what: "mark " + a.How}
+	switch a.How {
+	case "read":
+		p.add = []string{`\Seen`}
+	case "unread":
+		p.remove = []string{`\Seen`}
+	case "flagged":
+		p.add = []string{`\Flagged`}
+	default:
+		p.remove = []string{`\Flagged`}
+	}
+	return s.act(ctx, a.IDs, a.Query, a.DryRun, p)
+}
+
+// MailJunk implements mail_junk.
+func (s *Service) MailJunk(ctx context.Context, a *generated.MailJunkArgs) (*generated.ActionResult, error) {
+	if a.Not {
+		return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailJunk, what: "not junk",
+			add: []string{kwNotJunk}, remove: []string{kwJunk},
+			dest: func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
+				return st.FindFolder(ctx, t.Account, "INBOX")
+			}})
+	}
+	return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailJunk, what: "junk",
+		add: []string{kwJunk}, remove: []string{kwNotJunk}, dest: s.roleDest(source.RoleJunk, "Junk", "")})
+}
+
+// MailDelete implements mail_delete.
+func (s *Service) MailDelete(ctx context.Context, a *generated.MailDeleteArgs) (*generated.ActionResult, error) {
+	return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailDelete, what: "delete", backup: true,
+		dest: s.roleDest(source.RoleTrash, "Trash", "")})
+}
+
+// step is one message of an action with where it goes.
+type step struct {
+	t    *store.Target
+	dest *store.FolderRef
+	row  generated.ActionRow
+}
+
+// withFlags is the store's flag bits after adding and removing IMAP flags.
+func withFlags(bits int, add, remove []string) int {
+	return (bits | store.FlagBits(add)) &^ store.FlagBits(remove)
+}
+
+// act plans an action on the selected messages and, unless dryRun, does it.
+func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun bool, p plan) (*generated.ActionResult, error) {
+	st, targets, err := s.selectTargets(ctx, ids, query)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.ActionResult{Action: p.what, Messages: []generated.ActionRow{}}
+	var steps []*step
+	dests := map[string]*store.FolderRef{}
+	for _, t := range targets {
+		sp := &step{t: t, row: generated.ActionRow{ID: store.EncodeID(t.ID), From: t.Folder, Subject: t.Subject}}
+		if p.dest != nil {
+			if dests[t.Account] == nil {
+				f, err := p.dest(ctx, st, t)
+				if err != nil {
+					return nil, err // nothing has changed yet
+				}
+				dests[t.Account] = f
+			}
+			sp.dest = dests[t.Account]
+			sp.row.To = sp.dest.Name
+		}
+		switch {
+		case sp.dest != nil && sp.dest.ID == t.FolderID:
+			sp.row.Outcome, sp.row.Reason = outUnchanged, "already in "+sp.dest.Name
+		case sp.dest == nil && withFlags(t.Flags, p.add, p.remove) == t.Flags:
+			sp.row.Outcome, sp.row.Reason = outUnchanged, "already "+strings.TrimPrefix(p.what, "mark ")
+		case sp.dest != nil:
+			sp.row.Outcome = outMoved
+		default:
+			sp.row.Outcome = outMarked
+		}
+		steps = append(steps, sp)
+	}
+	if dryRun {
+		for _, sp := range steps {
+			res.Messages = append(res.Messages, sp.row)
+		}
+		return finish(res, true), nil
+	}
+	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: p.what, Client: clientName(ctx)}
+	// One connection per account, one server call per folder.
+	groups := map[[2]string][]*step{}
+	var keys [][2]string
+	for _, sp := range steps {
+		if sp.row.Outcome == outUnchanged {
+			continue
+		}
+		k := [2]string{sp.t.Account, sp.t.Folder}
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], sp)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
+	})
+	sessions := map[string]source.Session{}
+	defer func() {
+		for _, c := range sessions {
+			c.Close()
+		}
+	}()
+	backups := 0
+	var firstErr error
+	for _, k := range keys {
+		group := groups[k]
+		c, err := s.session(ctx, sessions, k[0])
+		if err == nil {
+			var n int
+			n, err = s.actOnFolder(ctx, st, c, group, p, log)
+			backups += n
+		}
+		if err != nil {
+			fail(group, err)
+			firstErr = cmp.Or(firstErr, err)
+		}
+	}
+	for _, sp := range steps {
+		res.Messages = append(res.Messages, sp.row)
+	}
+	finish(res, false)
+	if firstErr != nil && res.Changed == 0 && len(log.Items) == 0 {
+		// Nothing changed anywhere: the reason is the answer, not a row of it.
+		return nil, firstErr
+	}
+	if len(log.Items) > 0 {
+		log.Count = len(log.Items)
+		log.Accounts = itemAccounts(log.Items)
+		if err := st.RecordAction(ctx, log); err != nil {
+			return nil, fmt.Errorf("the messages were changed but the action log could not be written (%v); %s cannot put them back, %s can", err, generated.ToolMailUndo, generated.ToolMailMove)
+		}
+		res.ActionID = store.EncodeActionID(log.ID)
+	}
+	if p.backup {
+		res.Backups = ptr(backups)
+	}
+	return res, nil
+}
+
+// fail marks every step of group not yet done as failed with err.
+func fail(group []*step, err error) {
+	for _, sp := range group {
+		if sp.row.Outcome == outMoved || sp.row.Outcome == outMarked {
+			sp.row.Outcome, sp.row.Reason = outFailed, trimSentence(err.Error())
+			sp.row.To = ""
+		}
+	}
+}
+
+func trimSentence(s string) string { return strings.TrimSuffix(strings.TrimSpace(s), ".") }
+
+func (s *Service) session(ctx context.Context, sessions map[string]source.Session, account string) (source.Session, error) {
+	if c := sessions[account]; c != nil {
+		return c, nil
+	}
+	acct, err := s.actingAccount(account)
+	if err != nil {
+		return nil, err
+	}
+	c, err := connect(ctx, acct)
+	if err != nil {
+		return nil, err
+	}
+	sessions[account] = c
+	return c, nil
+}
+
+// actOnFolder does a plan to the steps of one folder and logs what it did.
+// It returns how many backups it kept.
+func (s *Service) actOnFolder(ctx context.Context, st *store.Store, c source.Session, group []*step, p plan, log *store.Action) (int, error) {
+	folder, uidv := group[0].t.Folder, group[0].t.UIDValidity
+	uids := make([]uint32, 0, len(group))
+	for _, sp := range group {
+		uids = append(uids, sp.t.UID)
+	}
+	state, err := c.State(ctx, folder, uidv, uids)
+	if err != nil {
+		return 0, err
+	}
+	var live []*step
+	for _, sp := range group {
+		now, ok := state[sp.t.UID]
+		switch {
+		case !ok:
+			sp.row.Outcome, sp.row.Reason, sp.row.To = outGone, "no longer on the server; the next sync removes it here", ""
+		case p.dest == nil && sp.t.ModSeq > 0 && now.ModSeq > sp.t.ModSeq:
+			sp.row.Outcome, sp.row.Reason = outChangedSince, "changed on the server since the last sync, so it was left alone; sync and look again"
+		default:
+			live = append(live, sp)
+		}
+	}
+	if len(live) == 0 {
+		return 0, nil
+	}
+	items := map[*step]*store.ActionItem{}
+	for _, sp := range live {
+		items[sp] = &store.ActionItem{Message: sp.t.ID, Account: sp.t.Account, MessageID: sp.t.MessageID, Subject: sp.t.Subject,
+			FromFolder: folder, FromUIDValidity: uidv, FromUID: sp.t.UID, ToFolder: folder, ToUIDValidity: uidv, ToUID: sp.t.UID,
+			FlagsBefore: state[sp.t.UID].Flags, FlagsAfter: state[sp.t.UID].Flags}
+	}
+	backups := 0
+	if p.backup {
+		for _, sp := range live {
+			id, err := s.keepBackup(ctx, st, c, sp.t, state[sp.t.UID].Flags)
+			if err != nil {
+				// Nothing changes on the server for a message whose backup could not be kept.
+				sp.row.Outcome, sp.row.Reason, sp.row.To = outFailed, "no backup could be kept, so it was left alone: "+trimSentence(err.Error()), ""
+				delete(items, sp)
+				continue
+			}
+			items[sp].Backup = id
+			backups++
+		}
+		live = slices.DeleteFunc(live, func(sp *step) bool { return items[sp] == nil })
+	}
+	if len(p.add) > 0 || len(p.remove) > 0 {
+		var lu []uint32
+		for _, sp := range live {
+			lu = append(lu, sp.t.UID)
+		}
+		// A mark leaves alone a message changed elsewhere since the store saw it (its modseq on
+		// the server is above the store's), and, through UNCHANGEDSINCE, one changed between
+		// State and the STORE: any change then takes a modseq above every one State read.
+		var since uint64
+		if p.dest == nil {
+			since = maxModSeq(live, state)
+		}
+		fl, err := c.SetFlags(ctx, folder, uidv, lu, p.add, p.remove, since)
+		if err != nil {
+			return backups, err
+		}
+		for _, sp := range live {
+			uid := sp.t.UID
+			switch {
+			case slices.Contains(fl.Gone, uid):
+				sp.row.Outcome, sp.row.Reason, sp.row.To = outGone, "no longer on the server; the next sync removes it here", ""
+				delete(items, sp)
+			case slices.Contains(fl.Changed, uid):
+				sp.row.Outcome, sp.row.Reason = outChangedSince, "changed on the server since the last sync, so it was left alone; sync and look again"
+				delete(items, sp)
+			default:
+				if after, ok := fl.After[uid]; ok {
+					items[sp].FlagsAfter = after.Flags
+					if p.dest == nil {
+						if err := st.SetStoredFlags(ctx, sp.t.ID, store.FlagBits(after.Flags), after.ModSeq); err != nil {
+							return backups, err
+						}
+					}
+				}
+			}
+		}
+		live = slices.DeleteFunc(live, func(sp *step) bool { return items[sp] == nil })
+	}
+	if p.dest != nil && len(live) > 0 {
+		dest := live[0].dest
+		var mu []uint32
+		for _, sp := range live {
+			mu = append(mu, sp.t.UID)
+		}
+		mv, err := c.Move(ctx, folder, uidv, mu, dest.Name)
+		if err != nil {
+			for sp, it := range items { // flags set before the move stay logged, to be undone
+				if !slices.Equal(it.FlagsBefore, it.FlagsAfter) {
+					log.Items = append(log.Items, *it)
+					sp.row.Outcome, sp.row.Reason = outFailed, "its flags were changed but it could not be moved: "+trimSentence(err.Error())
+				}
+			}
+			return backups, err
+		}
+		for _, sp := range live {
+			uid := sp.t.UID
+			if slices.Contains(mv.Gone, uid) {
+				sp.row.Outcome, sp.row.Reason, sp.row.To = outGone, "no longer on the server; the next sync removes it here", ""
+				delete(items, sp)
+				continue
+			}
+			nu := mv.UIDs[uid]
+			if mv.UIDValidity != 0 && dest.UIDValidity != 0 && mv.UIDValidity != dest.UIDValidity {
+				nu = 0 // the store's copy of the destination is stale: the next sync stores it anew
+			}
+			if err := st.MoveStored(ctx, sp.t.ID, dest, nu); err != nil {
+				return backups, err
+			}
+			it := items[sp]
+			it.ToFolder, it.ToUID, it.ToUIDValidity = dest.Name, nu, mv.UIDValidity
+		}
+	}
+	for _, sp := range group {
+		if it := items[sp]; it != nil {
+			log.Items = append(log.Items, *it)
+		}
+	}
+	return backups, nil
+}
+
+// maxModSeq is the highest modseq State read of steps; 0 without CONDSTORE.
+func maxModSeq(steps []*step, state map[uint32]source.MessageState) uint64 {
+	var m uint64
+	for _, sp := range steps {
+		m = max(m, state[sp.t.UID].ModSeq)
+	}
+	return m
+}
+
+// keepBackup writes the message's exact bytes to the account's backup folder
+// (0600, the folder 0700) and records it; nothing on the server changes.
+func (s *Service) keepBackup(ctx context.Context, st *store.Store, c source.Session, t *store.Target, flags []string) (int64, error) {
+	raw, err := c.Fetch(ctx, t.Folder, t.UID)
+	if err != nil {
+		return 0, err
+	}
+	dir := config.BackupDir(t.Account)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, fmt.Errorf("cannot create the backup folder %s: %w", dir, err)
+	}
+	now := time.Now().UTC()
+	var f *os.File
+	var path string
+	for i := 0; ; i++ {
+		path = filepath.Join(dir, fmt.Sprintf("%s-%s-%d.eml", now.Format("20060102T150405.000"), store.EncodeID(t.ID), i))
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil || !errors.Is(err, os.ErrExist) || i > 100 {
+			break
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cannot write the backup %s: %w", path, err)
+	}
+	if _, err := f.Write(raw); err != nil {
+		f.Close()
+		os.Remove(path)
+		return 0, fmt.Errorf("cannot write the backup %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(path)
+		return 0, fmt.Errorf("cannot write the backup %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return 0, fmt.Errorf("cannot write the backup %s: %w", path, err)
+	}
+	b := &store.Backup{Account: t.Account, Folder: t.Folder, MessageID: t.MessageID, Subject: t.Subject,
+		From: addrString(t.From), Date: t.Date, Saved: now, Size: int64(len(raw)), File: path, Flags: flags}
+	if err := st.AddBackup(ctx, b); err != nil {
+		os.Remove(path)
+		return 0, err
+	}
+	return b.ID, nil
+}
+
+func clientName(ctx context.Context) string {
+	info := dispatch.InfoFrom(ctx)
+	if info.ClientName != "" {
+		return info.ClientName
+	}
+	return info.Era
+}
+
+func itemAccounts(items []store.ActionItem) []string {
+	var out []string
+	for _, it := range items {
+		if !slices.Contains(out, it.Account) {
+			out = append(out, it.Account)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// finish counts a result's rows.
+func finish(res *generated.ActionResult, dryRun bool) *generated.ActionResult {
+	left := 0
+	for _, r := range res.Messages {
+		switch r.Outcome {
+		case outMoved, outMarked, outPutBack, outRestored:
+			res.Changed++
+		default:
+			left++
+		}
+	}
+	if left > 0 {
+		res.LeftAlone = ptr(left)
+	}
+	if dryRun {
+		res.DryRun = ptr(true)
+	}
+	return res
+}

@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// MailBackups implements mail_backups.
+func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs) (*generated.BackupList, error) {
+	accts, err := s.scopeAccounts(a.Account)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	before, err := decodeCursor(a.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	bs, err := st.Backups(ctx, accts, before, a.Limit+1)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.BackupList{Backups: []generated.BackupInfo{}}
+	for i, b := range bs {
+		if i == a.Limit {
+			res.NextCursor = encodeCursor(bs[i-1].ID)
+			break
+		}
+		info := generated.BackupInfo{Backup: store.EncodeBackupID(b.ID), Account: b.Account, Folder: b.Folder,
+			Subject: b.Subject, Saved: b.Saved.Format("2006-01-02 15:04"), Size: int(b.Size)}
+		if b.From != "" {
+			info.From = b.From
+		}
+		res.Backups = append(res.Backups, info)
+	}
+	return res, nil
+}
+
+func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.Backup, error) {
+	n, ok := store.DecodeBackupID(id)
+	notFound := fmt.Errorf("there is no backup %s; %s lists them", id, generated.ToolMailBackups)
+	if !ok {
+		return nil, nil, notFound
+	}
+	accts, err := s.visibleNames()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := st.BackupByID(ctx, n, accts)
+	if errors.Is(err, store.ErrNoBackup) {
+		return nil, nil, notFound
+	}
+	return st, b, err
+}
+
+// MailBackupRestore implements mail_backup_restore.
+func (s *Service) MailBackupRestore(ctx context.Context, a *generated.MailBackupRestoreArgs) (*generated.ActionResult, error) {
+	st, b, err := s.backup(ctx, a.Backup)
+	if err != nil {
+		return nil, err
+	}
+	folder := b.Folder
+	if f, err := st.FolderNamed(ctx, b.Account, folder); err != nil {
+		return nil, err
+	} else if f == nil {
+		folder = "INBOX"
+	}
+	res := &generated.ActionResult{Action: "restore " + a.Backup, Messages: []generated.ActionRow{}}
+	row := generated.ActionRow{ID: a.Backup, Outcome: outRestored, To: folder, Subject: b.Subject}
+	if a.DryRun {
+		res.Messages = append(res.Messages, row)
+		return finish(res, true), nil
+	}
+	if _, err := os.Stat(b.File); err != nil {
+		return nil, fmt.Errorf("the file of backup %s (%s) cannot be read (%v), so nothing was restored", a.Backup, b.File, err)
+	}
+	acct, err := s.actingAccount(b.Account)
+	if err != nil {
+		return nil, err
+	}
+	c, err := connect(ctx, acct)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if _, err := s.restoreBackup(ctx, st, c, b.ID, folder, &row); err != nil {
+		return nil, err
+	}
+	row.Reason = "put back from its backup; it shows with a new id after the next sync"
+	res.Messages = append(res.Messages, row)
+	finish(res, false)
+	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailBackupRestore, What: "restore " + a.Backup,
+		Client: clientName(ctx), Accounts: []string{b.Account}, Count: 1,
+		Items: []store.ActionItem{{Account: b.Account, MessageID: b.MessageID, Subject: b.Subject, ToFolder: folder, Backup: b.ID}}}
+	if err := st.RecordAction(ctx, log); err != nil {
+		return nil, err
+	}
+	res.ActionID = store.EncodeActionID(log.ID)
+	return res, nil
+}
+
+// MailBackupsPurge implements mail_backups_purge and its commit: the backups
+// older than each account's retention, removed for good once the person approves.
+func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackupsPurgeArgs) (*generated.Action, error) {
+	accts, err := s.scopeAccounts(a.Account)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.Config.Get()
+	if err != nil {
+		return nil, err
+	}
+	var old []*store.Backup
+	var bytes int64
+	for _, name := range accts {
+		days := config.DefaultBackupDays
+		for _, acct := range cfg.Accounts {
+			if acct.Name == name {
+				days = acct.BackupRetention()
+			}
+		}
+		bs, err := st.BackupsBefore(ctx, []string{name}, time.Now().Add(-time.Duration(days)*24*time.Hour))
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range bs {
+			old = append(old, b)
+			bytes += b.Size
+		}
+	}
+	if len(old) == 0 {
+		return nil, fmt.Errorf("no backup is older than its account's retention (%d days unless backup_retention_days says otherwise), so there is nothing to purge", config.DefaultBackupDays)
+	}
+	ids := make([]int64, len(old))
+	for i, b := range old {
+		ids[i] = b.ID
+	}
+	account := joinAccounts(accts)
+	return &generated.Action{
+		Account: account,
+		Preview: &generated.Prepared{Action: fmt.Sprintf("remove for good %d backups of deleted mail older than the retention (%d bytes); they cannot be restored afterwards", len(old), bytes)},
+		Payload: struct {
+			Kind string
+			IDs  []int64
+		}{"purge_backups", ids},
+		Run: func(ctx context.Context) (any, error) {
+			res := &generated.PurgeResult{}
+			for _, b := range old {
+				if err := os.Remove(b.File); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return nil, fmt.Errorf("cannot remove the backup %s (%v); %d were removed before it", b.File, err, res.Removed)
+				}
+				if err := st.DeleteBackup(ctx, b.ID); err != nil {
+					return nil, err
+				}
+				res.Removed++
+				res.Bytes += int(b.Size)
+			}
+			left, err := st.Backups(ctx, accts, 0, 1<<30)
+			if err != nil {
+				return nil, err
+			}
+			res.Kept = len(left)
+			return res, nil
+		},
+	}, nil
+}
