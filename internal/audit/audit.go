@@ -50,6 +50,8 @@ type Entry struct {
 	// Outcome says how a prepare or commit ended: prepared, done, refused,
 	// declined, not_done or unknown.
 	Outcome string `json:"outcome,omitempty"`
+	// Action is the action id a change postern can undo answered with (mail_undo takes it).
+	Action string `json:"action,omitempty"`
 }
 
 // MarshalJSON writes Time with exactly three fractional digits.

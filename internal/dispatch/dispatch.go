@@ -22,6 +22,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/tidwall/gjson"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -320,6 +321,9 @@ func entry(t *Tool, info CallInfo, raw json.RawMessage, res *Result, start time.
 			ids = ids[:200]
 		}
 		e.IDs = ids
+		if t.Spec.Effect == generated.EffectReversible {
+			e.Action = gjson.GetBytes(res.Structured, "action_id").String()
+		}
 	}
 	return e
 }

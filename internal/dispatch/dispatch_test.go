@@ -56,12 +56,16 @@ func validArgs(t *testing.T, tool *Tool) json.RawMessage {
 	var schema struct {
 		Properties map[string]struct {
 			Type string `json:"type"`
+			Enum []any  `json:"enum"`
 		} `json:"properties"`
 		Required []string `json:"required"`
 	}
 	json.Unmarshal(tool.Input, &schema)
 	args := map[string]any{}
 	cands := func(name string) []any {
+		if e := schema.Properties[name].Enum; len(e) > 0 {
+			return e[:1]
+		}
 		switch schema.Properties[name].Type {
 		case "integer", "number":
 			return []any{1}
@@ -70,7 +74,7 @@ func validArgs(t *testing.T, tool *Tool) json.RawMessage {
 		case "array":
 			return []any{[]any{}}
 		}
-		return []any{"x", "m1", "c1", "guide", strings.Repeat("T", 43)}
+		return []any{"x", "m1", "c1", "a1", "b1", "guide", strings.Repeat("T", 43)}
 	}
 	// Each required argument takes a candidate that the schema accepts for it:
 	// one whose error list no longer names it.

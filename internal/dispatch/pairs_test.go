@@ -38,6 +38,14 @@ func (h actions) MailDraft(_ context.Context, a *generated.MailDraftArgs) (*gene
 func (h actions) MailSend(_ context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
 	return h.action(a)
 }
+func (h actions) MailBackupsPurge(_ context.Context, a *generated.MailBackupsPurgeArgs) (*generated.Action, error) {
+	return h.action(a)
+}
+
+func (h actions) MailUnsubscribe(_ context.Context, a *generated.MailUnsubscribeArgs) (*generated.Action, error) {
+	return h.action(a)
+}
+
 func (h actions) MailSendDraft(_ context.Context, a *generated.MailSendDraftArgs) (*generated.Action, error) {
 	return h.action(a)
 }
