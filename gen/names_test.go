@@ -19,16 +19,18 @@ import (
 // catalog name but mean something else. Each is keyed by file (slash path
 // from the repository root) and value, with the reason; the test prints them.
 var namesAllowed = map[[2]string]string{
-	{"cmd/postern/cli_check.go", "none"}:      "the TLS mode --tls none",
-	{"cmd/postern/mail.go", "none"}:           "the TLS modes --tls none and --smtp-tls none",
 	{"cmd/postern/status.go", "status"}:       "the command postern status, not the tool",
 	{"integrations/doctor.go", "none"}:        "what doctor shows for a flag a host entry does not set",
-	{"internal/config/check.go", "none"}:      "the TLS modes tls = none and smtp_tls = none",
 	{"internal/config/check.go", "read"}:      "the shell builtin read in a password command",
 	{"internal/config/config.go", "none"}:     "the TLS mode smtp_tls = none",
 	{"internal/corpus/data.go", "accounts"}:   "a sender's local part in the generated mail",
 	{"internal/approval/pairs.go", "none"}:    "the approval mode of a commit that asks nobody",
 	{"internal/mailparse/charset.go", "none"}: "a charset label senders write",
+	{"internal/rules/check.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
+	{"internal/rules/match.go", "read"}:       "the rule condition flags: read",
+	{"internal/tools/rules.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
+	{"internal/tools/actions.go", "read"}:     "the value read of mail_mark's how argument",
+	{"internal/tools/actions.go", "delete"}:   "the name of mail_delete's action in its answer and the action log",
 	{"internal/tools/send.go", "send"}:        "the payload kind of a message to send (beside draft), digested into the token",
 	{"internal/mailparse/html.go", "none"}:    "the CSS values display: none and the colour channel none",
 	{"internal/mask/phrases.go", "none"}:      "a word of the masking phrase lists",
@@ -37,6 +39,8 @@ var namesAllowed = map[[2]string]string{
 	{"internal/search/search.go", "read"}:     "the search operator is:read",
 	{"internal/smtptest/smtptest.go", "none"}: "what the test server reports when no message came",
 	{"internal/source/imap/dial.go", "none"}:  "the IMAP TLS mode none",
+	{"internal/source/imap/check.go", "none"}: "the TLS mode --tls none",
+	{"internal/source/imap/kind.go", "none"}:  "the TLS modes tls = none and smtp_tls = none (--tls, --smtp-tls)",
 }
 
 // TestNoCatalogNameLiterals: no tool, scope, effect, phase or preset name of

@@ -126,6 +126,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newConfigCmd(stdout, stderr),
 		newDemoCmd(stdout, stderr),
 		newApproveCmd(stdin, stdout, stderr),
+		newActionsCmd(stdout, stderr),
+		newUndoCmd(stdout, stderr),
 		newLogCmd(stdout, stderr),
 		newIntegrationsCmd(stdin, stdout, stderr),
 		newBundleCmd(stdout, stderr),
@@ -158,12 +160,15 @@ type serverFlags struct {
 	scopes   string
 	accounts []string
 	config   string
+	saveDir  string
 }
 
 func (f *serverFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.scopes, "scopes", "", "comma-separated scopes to grant (default: the configuration's [mcp] scopes, else "+strings.Join(dispatch.DefaultGrant().Sorted(), ",")+")")
 	fl.StringArrayVar(&f.accounts, "account", nil, "show only this account (repeatable); every other account is hidden")
+	fl.StringVar(&f.saveDir, "save-dir", "", "folder "+generated.ToolMailAttachmentSave+" saves attachments in (default: the configuration's save_dir, else the XDG download folder)")
+	cmd.MarkFlagDirname("save-dir")
 	addConfigFlag(cmd, &f.config)
 	cmd.RegisterFlagCompletionFunc("account", completeAccounts)
 	cmd.RegisterFlagCompletionFunc("scopes", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -188,7 +193,13 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		return nil, nil, nil, err
 	}
 	watcher := config.NewWatcher(path)
-	svc := &tools.Service{Version: postVersion(), Config: watcher, Only: f.accounts, StorePath: storePath()}
+	if f.saveDir != "" {
+		// Refused now rather than at the first save; made absolute against this folder.
+		if f.saveDir, _, err = config.SaveFolder(f.saveDir, ""); err != nil {
+			return nil, nil, nil, fmt.Errorf("--save-dir: %w", err)
+		}
+	}
+	svc := &tools.Service{Version: postVersion(), Config: watcher, Only: f.accounts, StorePath: storePath(), SaveDir: f.saveDir}
 	svc.Sync = func(ctx context.Context, accts []config.Account) ([]mailsync.Outcome, error) {
 		st, err := store.Open(svc.StorePath)
 		if err != nil {

@@ -840,8 +840,23 @@ func TestPairAnswersValidate(t *testing.T) {
 	}
 	rcpt := smtptest.Addr("valid")
 	// Arguments per pair, in the order they run (mail_send_draft sends the draft mail_draft saved).
-	order := []string{"mail_draft", "mail_send", "mail_send_draft"}
+	order := []string{"mail_backups_purge", "mail_unsubscribe", "mail_draft", "mail_send", "mail_send_draft"}
 	args := map[string]func() map[string]any{
+		"mail_unsubscribe": func() map[string]any {
+			mb.user.AddMessage(t, "INBOX", []byte("From: News <news@example.test>\r\nTo: me@example.test\r\nSubject: Weekly news\r\nList-Id: <news.example.test>\r\nList-Unsubscribe: <mailto:"+smtptest.Addr("unsub")+"?subject=unsubscribe>\r\nMessage-ID: <weekly@example.test>\r\n\r\nNews.\r\n"), "")
+			mb.sync(t)
+			return map[string]any{"id": messageID(t, cs, `subject:"Weekly news"`)}
+		},
+		"mail_backups_purge": func() map[string]any {
+			// A backup older than the retention: mail_delete keeps one, then it is made old.
+			mb.user.AddMessage(t, "Trash", []byte("From: x@example.test\r\nSubject: kept\r\nMessage-ID: <kept@example.test>\r\n\r\nKept.\r\n"), "S")
+			mb.sync(t)
+			if _, text, isErr := call(t, cs, "mail_delete", map[string]any{"query": "from:carol"}); isErr {
+				t.Fatalf("mail_delete: %s", text)
+			}
+			ageBackups(t, mb.env)
+			return map[string]any{}
+		},
 		"mail_draft": func() map[string]any {
 			return map[string]any{"to": []any{rcpt}, "cc": []any{smtptest.Addr("cc")}, "subject": "Valid", "body": "Checked against its schema."}
 		},

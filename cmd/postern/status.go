@@ -48,12 +48,14 @@ func syncState(x store.AccountStat, inStore bool) (state, words string) {
 
 // statusReport is what postern status shows, and its --json.
 type statusReport struct {
-	Version  string                `json:"version"`
-	Config   statusFile            `json:"config"`
-	Store    statusFile            `json:"store"`
-	Accounts []accountRow          `json:"accounts"`
-	Hosts    []integrations.Record `json:"hosts"`
-	Problems []string              `json:"problems"`
+	Version  string       `json:"version"`
+	Config   statusFile   `json:"config"`
+	Store    statusFile   `json:"store"`
+	Accounts []accountRow `json:"accounts"`
+	// SendAllow is [send] allow: the only recipients a send may reach (empty: anyone).
+	SendAllow []string              `json:"send_allow"`
+	Hosts     []integrations.Record `json:"hosts"`
+	Problems  []string              `json:"problems"`
 }
 
 type statusFile struct {
@@ -94,7 +96,7 @@ postern config check for an exit status.`,
 
 // buildStatus gathers the report; what cannot be read is one of its problems.
 func buildStatus(cfgPath string) statusReport {
-	r := statusReport{Version: postVersion(), Accounts: []accountRow{}, Hosts: []integrations.Record{}}
+	r := statusReport{Version: postVersion(), Accounts: []accountRow{}, SendAllow: []string{}, Hosts: []integrations.Record{}}
 	if abs, err := filepath.Abs(cfgPath); err == nil {
 		cfgPath = abs
 	}
@@ -117,6 +119,7 @@ func buildStatus(cfgPath string) statusReport {
 			r.Problems = append(r.Problems, fmt.Sprintf("the store %s cannot be read (%v); run postern sync to repair it, or remove the file to start anew", storePath(), err))
 		}
 		r.Accounts = accountRows(cfg, stats)
+		r.SendAllow = append(r.SendAllow, cfg.Send.Allow...)
 	}
 	if recs, err := integrations.LoadRecords(integrations.RecordPath(cfgPath)); err == nil && recs != nil {
 		r.Hosts = recs
@@ -184,6 +187,11 @@ func printStatus(w io.Writer, r statusReport) {
 		for _, a := range r.Accounts {
 			line("  %s (%s, %s): %s", a.Name, a.Kind, a.Where, a.Sync)
 		}
+	}
+	if len(r.SendAllow) > 0 {
+		line("Sending: only to %s ([send] allow)", strings.Join(r.SendAllow, ", "))
+	} else {
+		line("Sending: to any recipient you approve ([send] allow is not set)")
 	}
 	fmt.Fprintln(w)
 	if len(r.Hosts) == 0 {
