@@ -42,9 +42,9 @@ var (
 	mailMessages = flag.Int("messages", 10000, "-mail: messages in the generated mailbox")
 	mailSeed     = flag.Int64("seed", 1, "-mail: corpus seed")
 	mailReps     = flag.Int("reps", 50, "-mail: runs of each query per method")
-	mailDir      = flag.String("dir", "/dev/shm", "-mail: where to put the Maildirs, Dovecot, the indexes and the store (a tmpfs)")
-	mailKeep     = flag.Bool("keep", false, "-mail: keep the working folder (Dovecot is stopped all the same)")
-	mailDovecot  = flag.String("dovecot", "", "-mail: the .ci/dovecot script (default: the module's)")
+	mailDir      = flag.String("dir", "/dev/shm", "-mail, -actions: where to put the Maildirs, Dovecot, the indexes and the store (a tmpfs)")
+	mailKeep     = flag.Bool("keep", false, "-mail, -actions: keep the working folder (Dovecot is stopped all the same)")
+	mailDovecot  = flag.String("dovecot", "", "-mail, -actions: the .ci/dovecot script (default: the module's)")
 )
 
 const (

@@ -18,11 +18,15 @@
 // each preset, 50 mail_list rows, and a 20-message thread read with
 // mail_thread text:true against 20 mail_show calls (agent.go).
 //
+// With -actions it measures acting on mail: a 500-message query archive and
+// its undo against a plain IMAP client moving the same mail (actions.go).
+//
 // Usage:
 //
 //	go run ./cmd/postern-bench [-postern PATH] [-n 10000] [-starts 200] [-json]
 //	go run ./cmd/postern-bench -mail [-messages 10000] [-reps 50] [-postern PATH] [-json]
 //	go run ./cmd/postern-bench -agent [-agent-messages 2000] [-seed 1] [-postern PATH] [-json]
+//	go run ./cmd/postern-bench -actions [-actions-messages 500] [-actions-reps 5] [-postern PATH] [-json]
 package main
 
 import (
@@ -73,6 +77,10 @@ func main() {
 	asJSON := flag.Bool("json", false, "print one JSON object (durations in microseconds)")
 	limit := flag.Duration("timeout", 15*time.Minute, "stop the whole run after this long")
 	flag.Parse()
+	if *actionsMode {
+		runActions(*posternPath, *asJSON, *limit)
+		return
+	}
 	if *agentMode {
 		runAgent(*posternPath, *asJSON, *limit)
 		return
