@@ -89,6 +89,30 @@ const (
 	ToolMailUnsubscribe = "mail_unsubscribe"
 	// ToolMailUnsubscribeCommit is "mail_unsubscribe_commit": Unsubscribe from a mailing list (commit).
 	ToolMailUnsubscribeCommit = "mail_unsubscribe_commit"
+	// ToolRulesList is "rules_list": List rules.
+	ToolRulesList = "rules_list"
+	// ToolRulesSchema is "rules_schema": Rule schema.
+	ToolRulesSchema = "rules_schema"
+	// ToolRulesCheck is "rules_check": Check a rule.
+	ToolRulesCheck = "rules_check"
+	// ToolRulesTest is "rules_test": Test a rule.
+	ToolRulesTest = "rules_test"
+	// ToolRulesCoverage is "rules_coverage": Rule coverage.
+	ToolRulesCoverage = "rules_coverage"
+	// ToolRulesPropose is "rules_propose": Propose a rule.
+	ToolRulesPropose = "rules_propose"
+	// ToolRulesWithdraw is "rules_withdraw": Withdraw a proposal.
+	ToolRulesWithdraw = "rules_withdraw"
+	// ToolRulesApprove is "rules_approve": Approve a rule.
+	ToolRulesApprove = "rules_approve"
+	// ToolRulesReject is "rules_reject": Reject a rule.
+	ToolRulesReject = "rules_reject"
+	// ToolRulesSetEnabled is "rules_set_enabled": Enable or disable a rule.
+	ToolRulesSetEnabled = "rules_set_enabled"
+	// ToolRulesMove is "rules_move": Reorder a rule.
+	ToolRulesMove = "rules_move"
+	// ToolRulesApplyExisting is "rules_apply_existing": Apply a rule to stored mail.
+	ToolRulesApplyExisting = "rules_apply_existing"
 )
 
 // Scope names, in catalog order.
@@ -161,10 +185,17 @@ const (
 	ResourceDocs = "docs"
 )
 
-// Files holds the JSON Schemas (schemas/) and the docs (docs/).
+// Files holds the JSON Schemas (schemas/, the types' own under schemas/types/) and the docs (docs/).
 //
-//go:embed schemas/*.json docs/*.md
+//go:embed schemas/*.json schemas/types/*.json docs/*.md
 var Files embed.FS
+
+// Paths inside Files of the JSON Schemas of the types marked schema_file: the
+// schema an argument of the type has, for a tool to serve.
+const (
+	// RuleSchemaFile is the JSON Schema of Rule: A mail rule.
+	RuleSchemaFile = "schemas/types/Rule.json"
+)
 
 // ScopeSpec is one scope a person can grant.
 type ScopeSpec struct {
@@ -1460,6 +1491,426 @@ var Tools = []ToolSpec{
 			return &PendingCommit{Token: a.Token, Action: act}, nil
 		},
 	},
+	{
+		Name:          ToolRulesList,
+		Title:         "List rules",
+		Description:   "List the mail rules, pending proposals first, then in the order they run: each with its state (pending, enabled, disabled, rejected), who proposed it, what it matches, what it does, and when it last acted.",
+		Scope:         ScopeRead,
+		Effect:        EffectNone,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_list.input.json",
+		OutputSchema:  "schemas/rules_list.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"account", "state"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesListArgs() },
+		NewResult:     func() any { return &RuleList{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesListArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_list could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesList(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_list returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesSchema,
+		Title:         "Rule schema",
+		Description:   "The JSON Schema of a rule, as rules_propose, rules_check and rules_test take it, with the meaning of each condition and action.",
+		Scope:         ScopeRead,
+		Effect:        EffectNone,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_schema.input.json",
+		OutputSchema:  "schemas/rules_schema.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          nil,
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesSchemaArgs() },
+		NewResult:     func() any { return &RuleSchema{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesSchemaArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_schema could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesSchema(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_schema returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesCheck,
+		Title:         "Check a rule",
+		Description:   "Check a rule without saving it: unknown folders and accounts (naming the nearest), conditions that can never hold, actions that conflict, a forward outside [send] allow, and the scopes its conditions need.",
+		Scope:         ScopeRead,
+		Effect:        EffectNone,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_check.input.json",
+		OutputSchema:  "schemas/rules_check.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"rule"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesCheckArgs() },
+		NewResult:     func() any { return &RuleCheck{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesCheckArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_check could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesCheck(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_check returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesTest,
+		Title:         "Test a rule",
+		Description:   "Run a rule over the stored mail, changing nothing: how many messages it matches, the newest of them (as mail_list rows) and what it would do to each.",
+		Scope:         ScopeRead,
+		Effect:        EffectNone,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_test.input.json",
+		OutputSchema:  "schemas/rules_test.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"folder", "limit", "rule"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesTestArgs() },
+		NewResult:     func() any { return &RuleTest{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesTestArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_test could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesTest(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_test returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesCoverage,
+		Title:         "Rule coverage",
+		Description:   "Run every enabled rule over a folder, changing nothing: how many messages each matches, the senders no rule matches (most messages first), and the messages several rules match, with the rule that wins.",
+		Scope:         ScopeRead,
+		Effect:        EffectNone,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_coverage.input.json",
+		OutputSchema:  "schemas/rules_coverage.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"account", "folder"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesCoverageArgs() },
+		NewResult:     func() any { return &RuleCoverage{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesCoverageArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_coverage could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesCoverage(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_coverage returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesPropose,
+		Title:         "Propose a rule",
+		Description:   "Propose a new rule, or a change to a rule this client proposed. It waits, doing nothing, until the person approves it. A forwarding rule is approved only in a terminal (postern rules approve).",
+		Scope:         ScopeRulesPropose,
+		Effect:        EffectLocalWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_propose.input.json",
+		OutputSchema:  "schemas/rules_propose.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"rule"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesProposeArgs() },
+		NewResult:     func() any { return &RuleInfo{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesProposeArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_propose could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesPropose(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_propose returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesWithdraw,
+		Title:         "Withdraw a proposal",
+		Description:   "Withdraw a pending rule this client proposed; approved rules and others' proposals stay.",
+		Scope:         ScopeRulesPropose,
+		Effect:        EffectLocalWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_withdraw.input.json",
+		OutputSchema:  "schemas/rules_withdraw.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"name"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesWithdrawArgs() },
+		NewResult:     func() any { return &RuleInfo{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesWithdrawArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_withdraw could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesWithdraw(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_withdraw returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesApprove,
+		Title:         "Approve a rule",
+		Description:   "Approve a pending rule: it is enabled and runs on new mail at each sync. A rule that forwards stays pending: only postern rules approve in a terminal enables it.",
+		Scope:         ScopeRulesWrite,
+		Effect:        EffectLocalWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_approve.input.json",
+		OutputSchema:  "schemas/rules_approve.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"name"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesApproveArgs() },
+		NewResult:     func() any { return &RuleInfo{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesApproveArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_approve could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesApprove(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_approve returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesReject,
+		Title:         "Reject a rule",
+		Description:   "Reject a pending rule; it stays listed as rejected and never runs.",
+		Scope:         ScopeRulesWrite,
+		Effect:        EffectLocalWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_reject.input.json",
+		OutputSchema:  "schemas/rules_reject.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"name"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesRejectArgs() },
+		NewResult:     func() any { return &RuleInfo{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesRejectArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_reject could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesReject(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_reject returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesSetEnabled,
+		Title:         "Enable or disable a rule",
+		Description:   "Enable or disable an approved rule. A forwarding rule is enabled only in a terminal.",
+		Scope:         ScopeRulesWrite,
+		Effect:        EffectLocalWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_set_enabled.input.json",
+		OutputSchema:  "schemas/rules_set_enabled.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"enabled", "name"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesSetEnabledArgs() },
+		NewResult:     func() any { return &RuleInfo{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesSetEnabledArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_set_enabled could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesSetEnabled(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_set_enabled returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesMove,
+		Title:         "Reorder a rule",
+		Description:   "Move a rule in the order rules run (the first rule that matches and says stop ends the run).",
+		Scope:         ScopeRulesWrite,
+		Effect:        EffectLocalWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
+		PrepareCommit: false,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_move.input.json",
+		OutputSchema:  "schemas/rules_move.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"name", "position"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesMoveArgs() },
+		NewResult:     func() any { return &RuleList{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesMoveArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_move could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesMove(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_move returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesApplyExisting,
+		Title:         "Apply a rule to stored mail",
+		Description:   "Run one enabled rule over the mail already stored, as sync would run it on new mail: dry_run says what it would do; the act is logged with an action_id that mail_undo takes. A forwarding rule does not run over old mail.",
+		Scope:         ScopeMailModify,
+		Effect:        EffectReversible,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
+		PrepareCommit: false,
+		DryRun:        true,
+		InputSchema:   "schemas/rules_apply_existing.input.json",
+		OutputSchema:  "schemas/rules_apply_existing.output.json",
+		Phase:         "",
+		Pair:          "",
+		Approval:      false,
+		Args:          []string{"dry_run", "folder", "name"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesApplyExistingArgs() },
+		NewResult:     func() any { return &ActionResult{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesApplyExistingArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_apply_existing could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesApplyExisting(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_apply_existing returned no result")
+			}
+			return r, nil
+		},
+	},
 }
 
 // ResourceSpec is a resource URI template.
@@ -1489,6 +1940,7 @@ var DocPages = []DocPageSpec{
 	{Name: "tools", Title: "Every tool: scope, effect, arguments, output, example"},
 	{Name: "scopes", Title: "The scopes a person can grant, and the tools under each"},
 	{Name: "hosts", Title: "The agent hosts postern sets itself up with, and how"},
+	{Name: "rules", Title: "Mail rules: every condition and action, with examples"},
 }
 
 // Handlers is implemented by the runtime: one method per catalog tool.
@@ -1554,6 +2006,30 @@ type Handlers interface {
 	// MailUnsubscribe: Leave the mailing list a message comes from (rows with list: true): an RFC 8058 one-click POST when the list offers one (one_click: true), else a message to its unsubscribe address through the account's SMTP server. The preview says which request goes where; the person approves. A list that offers only a web page gets its link for the person, and nothing is sent. This call only prepares: it returns a preview and a token, and nothing happens until mail_unsubscribe_commit.
 	// It serves both halves: it computes the Action, which only mail_unsubscribe_commit runs.
 	MailUnsubscribe(ctx context.Context, args *MailUnsubscribeArgs) (*Action, error)
+	// RulesList: List the mail rules, pending proposals first, then in the order they run: each with its state (pending, enabled, disabled, rejected), who proposed it, what it matches, what it does, and when it last acted.
+	RulesList(ctx context.Context, args *RulesListArgs) (*RuleList, error)
+	// RulesSchema: The JSON Schema of a rule, as rules_propose, rules_check and rules_test take it, with the meaning of each condition and action.
+	RulesSchema(ctx context.Context, args *RulesSchemaArgs) (*RuleSchema, error)
+	// RulesCheck: Check a rule without saving it: unknown folders and accounts (naming the nearest), conditions that can never hold, actions that conflict, a forward outside [send] allow, and the scopes its conditions need.
+	RulesCheck(ctx context.Context, args *RulesCheckArgs) (*RuleCheck, error)
+	// RulesTest: Run a rule over the stored mail, changing nothing: how many messages it matches, the newest of them (as mail_list rows) and what it would do to each.
+	RulesTest(ctx context.Context, args *RulesTestArgs) (*RuleTest, error)
+	// RulesCoverage: Run every enabled rule over a folder, changing nothing: how many messages each matches, the senders no rule matches (most messages first), and the messages several rules match, with the rule that wins.
+	RulesCoverage(ctx context.Context, args *RulesCoverageArgs) (*RuleCoverage, error)
+	// RulesPropose: Propose a new rule, or a change to a rule this client proposed. It waits, doing nothing, until the person approves it. A forwarding rule is approved only in a terminal (postern rules approve).
+	RulesPropose(ctx context.Context, args *RulesProposeArgs) (*RuleInfo, error)
+	// RulesWithdraw: Withdraw a pending rule this client proposed; approved rules and others' proposals stay.
+	RulesWithdraw(ctx context.Context, args *RulesWithdrawArgs) (*RuleInfo, error)
+	// RulesApprove: Approve a pending rule: it is enabled and runs on new mail at each sync. A rule that forwards stays pending: only postern rules approve in a terminal enables it.
+	RulesApprove(ctx context.Context, args *RulesApproveArgs) (*RuleInfo, error)
+	// RulesReject: Reject a pending rule; it stays listed as rejected and never runs.
+	RulesReject(ctx context.Context, args *RulesRejectArgs) (*RuleInfo, error)
+	// RulesSetEnabled: Enable or disable an approved rule. A forwarding rule is enabled only in a terminal.
+	RulesSetEnabled(ctx context.Context, args *RulesSetEnabledArgs) (*RuleInfo, error)
+	// RulesMove: Move a rule in the order rules run (the first rule that matches and says stop ends the run).
+	RulesMove(ctx context.Context, args *RulesMoveArgs) (*RuleList, error)
+	// RulesApplyExisting: Run one enabled rule over the mail already stored, as sync would run it on new mail: dry_run says what it would do; the act is logged with an action_id that mail_undo takes. A forwarding rule does not run over old mail.
+	RulesApplyExisting(ctx context.Context, args *RulesApplyExistingArgs) (*ActionResult, error)
 }
 
 // StatusArgs holds the arguments of the status tool.
@@ -2099,6 +2575,147 @@ func newMailUnsubscribeCommitArgs() *MailUnsubscribeCommitArgs {
 	return &MailUnsubscribeCommitArgs{}
 }
 
+// RulesListArgs holds the arguments of the rules_list tool.
+type RulesListArgs struct {
+	// Only the rules that can act on this account.
+	Account *string `json:"account,omitempty"`
+	// Only rules in this state.
+	State *string `json:"state,omitempty"`
+}
+
+func newRulesListArgs() *RulesListArgs {
+	return &RulesListArgs{}
+}
+
+// RulesSchemaArgs holds the arguments of the rules_schema tool.
+type RulesSchemaArgs struct {
+}
+
+func newRulesSchemaArgs() *RulesSchemaArgs {
+	return &RulesSchemaArgs{}
+}
+
+// RulesCheckArgs holds the arguments of the rules_check tool.
+type RulesCheckArgs struct {
+	// The rule to check.
+	Rule Rule `json:"rule" jsonschema:"required"`
+}
+
+func newRulesCheckArgs() *RulesCheckArgs {
+	return &RulesCheckArgs{}
+}
+
+// RulesTestArgs holds the arguments of the rules_test tool.
+type RulesTestArgs struct {
+	// The rule to test.
+	Rule Rule `json:"rule" jsonschema:"required"`
+	// Only this folder (default: every folder).
+	Folder *string `json:"folder,omitempty"`
+	// How many matching messages to show.
+	Limit int `json:"limit,omitempty"`
+}
+
+func newRulesTestArgs() *RulesTestArgs {
+	return &RulesTestArgs{
+		Limit: 20,
+	}
+}
+
+// RulesCoverageArgs holds the arguments of the rules_coverage tool.
+type RulesCoverageArgs struct {
+	// The folder to look at.
+	Folder string `json:"folder,omitempty"`
+	// The account whose folder it is (needed only when several have it).
+	Account *string `json:"account,omitempty"`
+}
+
+func newRulesCoverageArgs() *RulesCoverageArgs {
+	return &RulesCoverageArgs{
+		Folder: "INBOX",
+	}
+}
+
+// RulesProposeArgs holds the arguments of the rules_propose tool.
+type RulesProposeArgs struct {
+	// The rule; its state and proposed_by are set by postern.
+	Rule Rule `json:"rule" jsonschema:"required"`
+}
+
+func newRulesProposeArgs() *RulesProposeArgs {
+	return &RulesProposeArgs{}
+}
+
+// RulesWithdrawArgs holds the arguments of the rules_withdraw tool.
+type RulesWithdrawArgs struct {
+	// The rule's name.
+	Name string `json:"name" jsonschema:"required"`
+}
+
+func newRulesWithdrawArgs() *RulesWithdrawArgs {
+	return &RulesWithdrawArgs{}
+}
+
+// RulesApproveArgs holds the arguments of the rules_approve tool.
+type RulesApproveArgs struct {
+	// The rule's name.
+	Name string `json:"name" jsonschema:"required"`
+}
+
+func newRulesApproveArgs() *RulesApproveArgs {
+	return &RulesApproveArgs{}
+}
+
+// RulesRejectArgs holds the arguments of the rules_reject tool.
+type RulesRejectArgs struct {
+	// The rule's name.
+	Name string `json:"name" jsonschema:"required"`
+}
+
+func newRulesRejectArgs() *RulesRejectArgs {
+	return &RulesRejectArgs{}
+}
+
+// RulesSetEnabledArgs holds the arguments of the rules_set_enabled tool.
+type RulesSetEnabledArgs struct {
+	// The rule's name.
+	Name string `json:"name" jsonschema:"required"`
+	// true: it runs; false: it does not.
+	Enabled bool `json:"enabled" jsonschema:"required"`
+}
+
+func newRulesSetEnabledArgs() *RulesSetEnabledArgs {
+	return &RulesSetEnabledArgs{}
+}
+
+// RulesMoveArgs holds the arguments of the rules_move tool.
+type RulesMoveArgs struct {
+	// The rule's name.
+	Name string `json:"name" jsonschema:"required"`
+	// Its new place, from 1.
+	Position int `json:"position" jsonschema:"required"`
+}
+
+func newRulesMoveArgs() *RulesMoveArgs {
+	return &RulesMoveArgs{}
+}
+
+// RulesApplyExistingArgs holds the arguments of the rules_apply_existing tool.
+type RulesApplyExistingArgs struct {
+	// The rule's name.
+	Name string `json:"name" jsonschema:"required"`
+	// Only this folder (default: INBOX).
+	Folder string `json:"folder,omitempty"`
+	// Only show what would change, changing nothing.
+	DryRun bool `json:"dry_run,omitempty"`
+}
+
+func newRulesApplyExistingArgs() *RulesApplyExistingArgs {
+	return &RulesApplyExistingArgs{
+		Folder: "INBOX",
+		DryRun: false,
+	}
+}
+
 // Account: A configured mail account, without any secret.
 type Account struct {
 	// The account's name.
@@ -2269,6 +2886,16 @@ type BackupList struct {
 	Backups []BackupInfo `json:"backups"`
 	// Pass as cursor for the next page; absent on the last.
 	NextCursor string `json:"next_cursor,omitempty" post:"own"`
+}
+
+// Contested: A message several rules match.
+type Contested struct {
+	// The message.
+	ID string `json:"id" post:"own"`
+	// The rules that match it, in order.
+	Rules []string `json:"rules" post:"line"`
+	// The rule that decides its folder (the last to move it, or the first that stops).
+	Winner string `json:"winner" post:"line"`
 }
 
 // DocPage: One documentation page.
@@ -2465,6 +3092,188 @@ type PurgeResult struct {
 	Kept int `json:"kept"`
 }
 
+// Rule: A mail rule.
+type Rule struct {
+	// Its name, unique: letters, digits, spaces, - and _.
+	Name string `json:"name" post:"line"`
+	// The only account it acts on (none: every account).
+	Account string `json:"account,omitempty" post:"line"`
+	// What it matches.
+	Match RuleMatch `json:"match"`
+	// What it does, in order (at most one of archive, move, junk and delete: each moves the message). The example shows every action once; a real rule has one or two.
+	Actions []RuleAction `json:"actions"`
+	// No later rule runs on a message this one matched.
+	Stop *bool `json:"stop,omitempty"`
+	// Set by postern: pending until the person approves it.
+	State string `json:"state,omitempty" post:"own"`
+	// Set by postern: the client that proposed it, or the person.
+	ProposedBy string `json:"proposed_by,omitempty" post:"line"`
+	// Set by postern: when it last acted (YYYY-MM-DD HH:MM UTC).
+	LastActed string `json:"last_acted,omitempty" post:"own"`
+}
+
+// RuleAction: One thing a rule does to a message it matches.
+type RuleAction struct {
+	// What to do; delete moves to Trash with a backup; forward sends a copy (only after a terminal approval, only within [send] allow).
+	Do string `json:"do" post:"line"`
+	// move: the folder.
+	Folder string `json:"folder,omitempty" post:"line"`
+	// forward: the address.
+	To string `json:"to,omitempty" post:"line"`
+}
+
+// RuleCheck: What is wrong with a rule, if anything.
+type RuleCheck struct {
+	// Nothing is wrong.
+	Ok bool `json:"ok"`
+	// One sentence per problem.
+	Problems []string `json:"problems,omitempty" post:"line"`
+	// Scopes its conditions need.
+	NeedsScopes []string `json:"needs_scopes,omitempty" post:"own"`
+}
+
+// RuleCondition: Conditions that all hold (a group member of any, all or none).
+type RuleCondition struct {
+	// The sender's address or name holds this text (case ignored).
+	From string `json:"from,omitempty" post:"line"`
+	// A To recipient's address or name holds this text.
+	To string `json:"to,omitempty" post:"line"`
+	// A Cc recipient's address or name holds this text.
+	Cc string `json:"cc,omitempty" post:"line"`
+	// The subject holds this text.
+	Subject string `json:"subject,omitempty" post:"line"`
+	// The sender's domain is this one or below it.
+	FromDomain string `json:"from_domain,omitempty" post:"line"`
+	// A recipient's domain is this one or below it.
+	ToDomain string `json:"to_domain,omitempty" post:"line"`
+	// true: it comes from a mailing list; false: it does not.
+	List *bool `json:"list,omitempty"`
+	// true: it has an attachment; false: none.
+	HasAttachment *bool `json:"has_attachment,omitempty"`
+	// Bigger than this many bytes.
+	Larger *int `json:"larger,omitempty"`
+	// Smaller than this many bytes.
+	Smaller *int `json:"smaller,omitempty"`
+	// Received longer ago than this (7d, 3w, 6m, 1y).
+	OlderThan string `json:"older_than,omitempty" post:"line"`
+	// Received less long ago than this.
+	YoungerThan string `json:"younger_than,omitempty" post:"line"`
+	// It has every one of these states.
+	Flags []string `json:"flags,omitempty" post:"line"`
+	// Header conditions, all of which hold (needs read:headers).
+	Header []RuleHeader `json:"header,omitempty"`
+	// Words its text holds, all of them (needs read:bodies).
+	Body []string `json:"body,omitempty" post:"line"`
+	// true: its sender's domain vouched for it (not forged); false: it did not.
+	Authenticated *bool `json:"authenticated,omitempty"`
+}
+
+// RuleCount: How many messages one rule matches.
+type RuleCount struct {
+	// The rule.
+	Rule string `json:"rule" post:"line"`
+	// Messages it matches.
+	Matched int `json:"matched"`
+	// Messages on which it runs (it is first, or no earlier match said stop).
+	Wins int `json:"wins"`
+}
+
+// RuleCoverage: What the enabled rules do to a folder.
+type RuleCoverage struct {
+	// Messages in the folder.
+	Messages int `json:"messages"`
+	// Messages at least one rule matches.
+	Matched int `json:"matched"`
+	// One row per enabled rule, in order.
+	Rules []RuleCount `json:"rules"`
+	// Senders no rule matches, most messages first (at most 50).
+	UnmatchedSenders []SenderCount `json:"unmatched_senders"`
+	// Messages several rules match (at most 50).
+	Contested []Contested `json:"contested"`
+}
+
+// RuleHeader: A header condition.
+type RuleHeader struct {
+	// The header field's name, such as List-Id or X-Mailer.
+	Name string `json:"name" post:"line"`
+	// Text its value holds, compared without regard to case.
+	Contains string `json:"contains" post:"line"`
+}
+
+// RuleInfo: A rule and what it needs.
+type RuleInfo struct {
+	// The rule.
+	Rule Rule `json:"rule"`
+	// Scopes its conditions need to be tested, proposed or approved.
+	NeedsScopes []string `json:"needs_scopes,omitempty" post:"own"`
+	// What it waits for, when it does not run (the person's approval, a terminal approval for a forward).
+	WaitsFor string `json:"waits_for,omitempty" post:"line"`
+}
+
+// RuleList: The rules.
+type RuleList struct {
+	// Pending proposals first, then the rest in the order they run.
+	Rules []RuleInfo `json:"rules"`
+}
+
+// RuleMatch: What a rule matches: every condition given holds, and each group (any: one of them; all: each; none: not one).
+type RuleMatch struct {
+	// The sender's address or name holds this text (case ignored).
+	From string `json:"from,omitempty" post:"line"`
+	// A To recipient's address or name holds this text.
+	To string `json:"to,omitempty" post:"line"`
+	// A Cc recipient's address or name holds this text.
+	Cc string `json:"cc,omitempty" post:"line"`
+	// The subject holds this text.
+	Subject string `json:"subject,omitempty" post:"line"`
+	// The sender's domain is this one or below it.
+	FromDomain string `json:"from_domain,omitempty" post:"line"`
+	// A recipient's domain is this one or below it.
+	ToDomain string `json:"to_domain,omitempty" post:"line"`
+	// true: it comes from a mailing list; false: it does not.
+	List *bool `json:"list,omitempty"`
+	// true: it has an attachment; false: none.
+	HasAttachment *bool `json:"has_attachment,omitempty"`
+	// Bigger than this many bytes.
+	Larger *int `json:"larger,omitempty"`
+	// Smaller than this many bytes.
+	Smaller *int `json:"smaller,omitempty"`
+	// Received longer ago than this (7d, 3w, 6m, 1y).
+	OlderThan string `json:"older_than,omitempty" post:"line"`
+	// Received less long ago than this.
+	YoungerThan string `json:"younger_than,omitempty" post:"line"`
+	// It has every one of these states.
+	Flags []string `json:"flags,omitempty" post:"line"`
+	// Header conditions, all of which hold (needs read:headers).
+	Header []RuleHeader `json:"header,omitempty"`
+	// Words its text holds, all of them (needs read:bodies).
+	Body []string `json:"body,omitempty" post:"line"`
+	// true: its sender's domain vouched for it (not forged); false: it did not.
+	Authenticated *bool `json:"authenticated,omitempty"`
+	// At least one of these holds.
+	Any []RuleCondition `json:"any,omitempty"`
+	// Each of these holds.
+	All []RuleCondition `json:"all,omitempty"`
+	// None of these holds.
+	None []RuleCondition `json:"none,omitempty"`
+}
+
+// RuleSchema: The JSON Schema of a rule.
+type RuleSchema struct {
+	// The JSON Schema (draft 2020-12) of a rule, as JSON text.
+	Schema string `json:"schema" post:"own"`
+}
+
+// RuleTest: What a rule would do to the stored mail.
+type RuleTest struct {
+	// How many messages it matches.
+	Matched int `json:"matched"`
+	// The newest of them.
+	Messages []MessageRow `json:"messages"`
+	// What it would do to each, in order.
+	Actions []string `json:"actions" post:"line"`
+}
+
 // SavedAttachment: An attachment saved as a file, or why it was not.
 type SavedAttachment struct {
 	// The message.
@@ -2499,6 +3308,14 @@ type SendResult struct {
 	SentCopy string `json:"sent_copy,omitempty" post:"line"`
 	// What went wrong after the message was sent (the copy in Sent, removing the draft), if anything.
 	Warning string `json:"warning,omitempty" post:"line"`
+}
+
+// SenderCount: A sender and how many of its messages no rule matches.
+type SenderCount struct {
+	// The sender's address.
+	Sender string `json:"sender" post:"line"`
+	// Messages no rule matches.
+	Messages int `json:"messages"`
 }
 
 // SenderInfo: A sender and how much they write.

@@ -24,6 +24,7 @@ import (
 	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
+	"github.com/postern-mcp/postern/internal/tools"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -639,6 +640,12 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 	if errors.As(context.Cause(ctx), &in) && cut {
 		return in.report(stderr, stored)
 	}
+	if n, err := applyRules(ctx, cfgPath, outs, stdout, stderr, *quiet); err != nil {
+		fmt.Fprintf(stderr, "postern: the rules did not run: %s\n", termsafe.Line(err.Error()))
+		failed++
+	} else {
+		failed += n
+	}
 	if failed > 0 {
 		return exitError{1}
 	}
@@ -649,6 +656,43 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "stats: %.3f s, peak memory %s\n", time.Since(start).Seconds(), peakMemory())
 	}
 	return nil
+}
+
+// applyRules runs the enabled rules over the new mail of the accounts that
+// synced, says what they did, and returns how many accounts' rules failed.
+func applyRules(ctx context.Context, cfgPath string, outs []mailsync.Outcome, stdout, stderr io.Writer, quiet bool) (int, error) {
+	var synced []string
+	for _, o := range outs {
+		if o.Error == "" && !o.Interrupted {
+			synced = append(synced, o.Account)
+		}
+	}
+	if len(synced) == 0 {
+		return 0, nil
+	}
+	svc := &tools.Service{Version: postVersion(), Config: config.NewWatcher(cfgPath), StorePath: storePath()}
+	defer svc.Close()
+	runs, err := svc.ApplyRules(ctx, synced)
+	if err != nil {
+		return 0, err
+	}
+	failed := 0
+	for _, r := range runs {
+		for _, e := range r.Errors {
+			fmt.Fprintf(stderr, "postern: %s: %s\n", termsafe.Line(r.Account), termsafe.Line(e))
+		}
+		if len(r.Errors) > 0 {
+			failed++
+		}
+		if !quiet && (r.Acted > 0 || r.Sent > 0) {
+			fmt.Fprintf(stdout, "%s: rules changed %d of %d new messages (postern undo %s puts them back)", termsafe.Line(r.Account), r.Acted, r.Looked, strings.Join(r.Actions, ", "))
+			if r.Sent > 0 {
+				fmt.Fprintf(stdout, ", forwarded %d", r.Sent)
+			}
+			fmt.Fprintln(stdout)
+		}
+	}
+	return failed, nil
 }
 
 // interrupted is the cause of a context ended by a signal.

@@ -128,6 +128,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newApproveCmd(stdin, stdout, stderr),
 		newActionsCmd(stdout, stderr),
 		newUndoCmd(stdout, stderr),
+		newRulesCmd(stdin, stdout, stderr),
 		newLogCmd(stdout, stderr),
 		newIntegrationsCmd(stdin, stdout, stderr),
 		newBundleCmd(stdout, stderr),
@@ -206,7 +207,26 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 			return nil, err
 		}
 		defer st.Close()
-		return mailsync.Run(ctx, st, accts, mailsync.Options{})
+		outs, err := mailsync.Run(ctx, st, accts, mailsync.Options{})
+		if err != nil {
+			return outs, err
+		}
+		var synced []string
+		for _, o := range outs {
+			if o.Error == "" && !o.Interrupted {
+				synced = append(synced, o.Account)
+			}
+		}
+		if runs, err := svc.ApplyRules(ctx, synced); err == nil {
+			for _, r := range runs {
+				for i := range outs {
+					if outs[i].Account == r.Account && len(r.Errors) > 0 && outs[i].Error == "" {
+						outs[i].Error = "the rules did not all run: " + strings.Join(r.Errors, "; ")
+					}
+				}
+			}
+		}
+		return outs, nil
 	}
 	reg, err := dispatch.New(svc)
 	if err != nil {

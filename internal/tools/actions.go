@@ -241,6 +241,15 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 	if err != nil {
 		return nil, err
 	}
+	checked := map[string]bool{}
+	for _, t := range targets { // a dry run says so too: an account postern cannot change
+		if !checked[t.Account] {
+			checked[t.Account] = true
+			if _, err := s.actingAccount(t.Account); err != nil {
+				return nil, err
+			}
+		}
+	}
 	res := &generated.ActionResult{Action: p.what, Messages: []generated.ActionRow{}}
 	var steps []*step
 	dests := map[string]*store.FolderRef{}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/rules"
+	"github.com/postern-mcp/postern/internal/termsafe"
+)
+
+// postern rules: the person's side of the rules agents propose. A rule that
+// forwards mail is enabled only here, by someone at a terminal who types y:
+// standard input must be a terminal, so an agent that runs commands cannot do
+// it for them.
+
+func newRulesCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var cfgPath string
+	var asJSON bool
+	list := &cobra.Command{
+		Use:     "list",
+		Short:   "the rules, pending proposals first",
+		Long:    "List the rules in rules.toml beside the configuration: pending proposals first, then the others in the order they run, with their state, who proposed them and when they last acted.",
+		Example: "  postern rules list\n  postern rules list --json",
+		Args:    noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			all, err := rules.Load(rules.Path(cfgPath))
+			if err != nil {
+				return err
+			}
+			all = rules.Ordered(all)
+			if asJSON {
+				b, _ := json.MarshalIndent(all, "", "  ")
+				fmt.Fprintln(stdout, string(termsafe.JSON(b)))
+				return nil
+			}
+			if len(all) == 0 {
+				fmt.Fprintln(stdout, "No rules. Agents propose them ("+generated.ToolRulesPropose+"); you approve them here.")
+				return nil
+			}
+			for _, r := range all {
+				printRule(stdout, r, false)
+			}
+			return nil
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print the rules as JSON")
+	show := &cobra.Command{
+		Use:     "show NAME",
+		Short:   "one rule, whole",
+		Long:    "Show one rule whole: what it matches, what it does, its state and who proposed it.",
+		Example: "  postern rules show \"Receipts to a folder\"",
+		Args:    exactArgs(1, "the name of a rule (postern rules list shows them)"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			r, err := oneRule(cfgPath, args[0])
+			if err != nil {
+				return err
+			}
+			printRule(stdout, r, true)
+			return nil
+		},
+	}
+	state := func(use, short, long string, to string) *cobra.Command {
+		return &cobra.Command{
+			Use:     use + " NAME",
+			Short:   short,
+			Long:    long,
+			Example: "  postern rules " + use + " \"Receipts to a folder\"",
+			Args:    exactArgs(1, "the name of a rule (postern rules list shows them)"),
+			RunE: func(_ *cobra.Command, args []string) error {
+				return setRuleState(cfgPath, args[0], to, stdin, stdout)
+			},
+		}
+	}
+	approve := state("approve", "approve a pending rule: it runs on new mail at each sync",
+		"Approve a pending rule: it is enabled and runs on the new mail of each sync. A rule that forwards mail is shown whole first and needs you to type y at a terminal.", rules.Enabled)
+	reject := state("reject", "reject a pending rule; it never runs", "Reject a pending rule: it stays listed as rejected and never runs.", rules.Rejected)
+	enable := state("enable", "enable an approved rule", "Enable a disabled rule. A rule that forwards mail needs you to type y at a terminal.", rules.Enabled)
+	disable := state("disable", "disable a rule; it stops running", "Disable a rule: it stays in the file and stops running until enabled again.", rules.Disabled)
+	var f serverFlags
+	var folder string
+	test := &cobra.Command{
+		Use:     "test NAME",
+		Short:   "what a rule would do to the stored mail, changing nothing",
+		Long:    "Run one rule over the stored mail, changing nothing: how many messages it matches and the newest of them.",
+		Example: "  postern rules test \"Receipts to a folder\" --folder INBOX",
+		Args:    exactArgs(1, "the name of a rule (postern rules list shows them)"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if f.config == "" {
+				f.config = cfgPath
+			}
+			r, err := oneRule(f.config, args[0])
+			if err != nil {
+				return err
+			}
+			scopes := append([]string{generated.ScopeRead}, rules.NeedsOf(r).Scopes()...)
+			f.scopes = strings.Join(scopes, ",")
+			in := map[string]any{"rule": r}
+			if folder != "" {
+				in["folder"] = folder
+			}
+			raw, _ := json.Marshal(in)
+			return cmdCall(&f, asJSON, []string{generated.ToolRulesTest, string(raw)}, stdout, stderr)
+		},
+	}
+	f.register(test)
+	test.Flags().StringVar(&folder, "folder", "", "only this folder")
+	test.Flags().BoolVar(&asJSON, "json", false, "print the structured result as JSON")
+	cmd := group("rules", "review, approve and test the mail rules agents propose",
+		`Mail rules live in rules.toml beside the configuration. Agents propose them; they wait, doing nothing, until you approve them here (or an agent with `+generated.ScopeRulesWrite+` does, except for rules that forward mail, which only you enable, at a terminal). Enabled rules run on new mail at each sync; every change they make is in postern actions and can be undone.`,
+		list, show, approve, reject, enable, disable, test)
+	for _, c := range []*cobra.Command{list, show, approve, reject, enable, disable} {
+		addConfigFlag(c, &cfgPath)
+	}
+	return cmd
+}
+
+func oneRule(cfgPath, name string) (generated.Rule, error) {
+	all, err := rules.Load(rules.Path(cfgPath))
+	if err != nil {
+		return generated.Rule{}, err
+	}
+	i := rules.Find(all, name)
+	if i < 0 {
+		var names []string
+		for _, r := range all {
+			names = append(names, r.Name)
+		}
+		msg := fmt.Sprintf("there is no rule %q", name)
+		if near := nearest(name, names); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, " or ") + "?"
+		} else {
+			msg += "; postern rules list shows them"
+		}
+		return generated.Rule{}, fmt.Errorf("%s", msg)
+	}
+	return all[i], nil
+}
+
+// printRule writes a rule for a person; every value an agent wrote is escaped.
+func printRule(w io.Writer, r generated.Rule, whole bool) {
+	line := func(format string, args ...any) { fmt.Fprintln(w, termsafe.Line(fmt.Sprintf(format, args...))) }
+	by := r.ProposedBy
+	if by == "" {
+		by = "you"
+	}
+	line("%q  %s, proposed by %s", r.Name, r.State, by)
+	m, _ := json.Marshal(r.Match)
+	line("  matches: %s", m)
+	var does []string
+	for _, a := range r.Actions {
+		d := a.Do
+		if a.Folder != "" {
+			d += " " + fmt.Sprintf("%q", a.Folder)
+		}
+		if a.To != "" {
+			d += " to " + a.To
+		}
+		does = append(does, d)
+	}
+	line("  does: %s", strings.Join(does, ", "))
+	if r.Account != "" {
+		line("  account: %s", r.Account)
+	}
+	if r.Stop != nil && *r.Stop {
+		line("  stop: no later rule runs on what it matches")
+	}
+	if r.LastActed != "" {
+		line("  last acted: %s", r.LastActed)
+	}
+	if whole {
+		if n := rules.NeedsOf(r).Scopes(); len(n) > 0 {
+			line("  looks at: %s", strings.Join(n, ", "))
+		}
+	}
+}
+
+func setRuleState(cfgPath, name, to string, stdin io.Reader, stdout io.Writer) error {
+	r, err := oneRule(cfgPath, name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case to == rules.Enabled && r.State == rules.Rejected:
+		return fmt.Errorf("rule %q was rejected; an agent must propose it again before it can be approved", r.Name)
+	case to == rules.Rejected && r.State != rules.Pending:
+		return fmt.Errorf("rule %q is %s, not pending; postern rules disable stops it", r.Name, r.State)
+	case to == rules.Disabled && r.State == rules.Pending:
+		return fmt.Errorf("rule %q is pending; approve or reject it", r.Name)
+	}
+	if to == rules.Enabled && rules.Forwards(r) && r.State != rules.Enabled {
+		if f, ok := stdin.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
+			return fmt.Errorf("rule %q forwards mail, so enabling it needs you at a terminal (standard input is not one); run postern rules approve yourself", r.Name)
+		}
+		printRule(stdout, r, true)
+		fmt.Fprint(stdout, "It sends a copy of every message it matches to the address above, from now on. Type y and Enter to enable it, anything else leaves it as it is: ")
+		line, _ := bufio.NewReader(stdin).ReadString('\n')
+		if a := strings.TrimSpace(line); !strings.EqualFold(a, "y") && !strings.EqualFold(a, "yes") {
+			fmt.Fprintf(stdout, "Left %q %s.\n", r.Name, r.State)
+			return nil
+		}
+	}
+	err = rules.Update(rules.Path(cfgPath), func(all []generated.Rule) ([]generated.Rule, error) {
+		i := rules.Find(all, name)
+		if i < 0 {
+			return nil, fmt.Errorf("rule %q was removed meanwhile", name)
+		}
+		if !sameRule(all[i], r) {
+			return nil, fmt.Errorf("rule %q changed while you looked at it; run the command again to see it as it is now", name)
+		}
+		all[i].State = to
+		return all, nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Rule %s is %s.\n", termsafe.Line(fmt.Sprintf("%q", r.Name)), to)
+	return nil
+}
+
+func sameRule(a, b generated.Rule) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
