@@ -28,7 +28,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 9
+const schemaVersion = 10
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -122,6 +122,41 @@ var upgrades = map[int][]string{
 			folder_id INTEGER PRIMARY KEY REFERENCES folders(id) ON DELETE CASCADE,
 			uid INTEGER NOT NULL
 		)`,
+	},
+	// Calendars, task lists and address books, and their objects (dav.go).
+	9: {
+		`CREATE TABLE IF NOT EXISTS collections(
+			id INTEGER PRIMARY KEY,
+			account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+			url TEXT NOT NULL,
+			kind TEXT NOT NULL,
+			name TEXT NOT NULL DEFAULT '',
+			color TEXT NOT NULL DEFAULT '',
+			timezone TEXT NOT NULL DEFAULT '',
+			writable INTEGER NOT NULL DEFAULT 0,
+			sync_token TEXT NOT NULL DEFAULT '',
+			ctag TEXT NOT NULL DEFAULT '',
+			UNIQUE(account_id, url)
+		)`,
+		`CREATE TABLE IF NOT EXISTS dav_objects(
+			id INTEGER PRIMARY KEY,
+			collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+			href TEXT NOT NULL,
+			etag TEXT NOT NULL DEFAULT '',
+			uid TEXT NOT NULL DEFAULT '',
+			kind TEXT NOT NULL,
+			data TEXT NOT NULL,
+			summary TEXT NOT NULL DEFAULT '',
+			start INTEGER NOT NULL DEFAULT 0,
+			end INTEGER NOT NULL DEFAULT 0,
+			all_day INTEGER NOT NULL DEFAULT 0,
+			recurring INTEGER NOT NULL DEFAULT 0,
+			due INTEGER NOT NULL DEFAULT 0,
+			status TEXT NOT NULL DEFAULT '',
+			search TEXT NOT NULL DEFAULT '',
+			UNIQUE(collection_id, href)
+		)`,
+		`CREATE INDEX IF NOT EXISTS dav_objects_start ON dav_objects(collection_id, kind, start)`,
 	},
 	// 7: the mailing-list columns, added and filled by fillLists (lists.go).
 }
