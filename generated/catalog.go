@@ -3260,8 +3260,8 @@ type RuleMatch struct {
 
 // RuleSchema: The JSON Schema of a rule.
 type RuleSchema struct {
-	// The JSON Schema (draft 2020-12) of a rule, as JSON text.
-	Schema string `json:"schema" post:"own"`
+	// The JSON Schema (draft 2020-12) of a rule, as JSON text (postern's own, kept whole).
+	Schema string `json:"schema" post:"markdown"`
 }
 
 // RuleTest: What a rule would do to the stored mail.

@@ -528,8 +528,12 @@ func TestActionAnswersValidate(t *testing.T) {
 	}
 	news := func(n int) []string { return []string{messageID(t, cs, fmt.Sprintf(`subject:"Newsletter %d"`, n))} }
 	var lastAction, backup string
-	order := []string{"mail_archive", "mail_move", "mail_mark", "mail_junk", "mail_delete", "mail_undo", "mail_backup_restore"}
+	order := []string{"mail_archive", "mail_move", "mail_mark", "mail_junk", "mail_delete", "mail_undo", "mail_backup_restore", "rules_apply_existing"}
 	args := map[string]func() map[string]any{
+		"rules_apply_existing": func() map[string]any {
+			os.WriteFile(filepath.Join(filepath.Dir(b.cfg), "rules.toml"), []byte("[[rules]]\nname = \"Flag news\"\nstate = \"enabled\"\nmatch = { from = \"news@\" }\nactions = [{ do = \"unflag\" }]\n"), 0o600)
+			return map[string]any{"name": "Flag news", "folder": "Archive"}
+		},
 		"mail_archive": func() map[string]any { return map[string]any{"ids": news(1)} },
 		"mail_move":    func() map[string]any { return map[string]any{"ids": news(2), "to": "Receipts"} },
 		"mail_mark":    func() map[string]any { return map[string]any{"query": "from:news", "how": "flagged"} },

@@ -184,6 +184,8 @@ func TestTextFormCannotBeForged(t *testing.T) {
 					argSets = append(argSets, map[string]any{"id": id, "text": true})
 				}
 			}
+		case props.Get("rule").Exists(): // rules_check, rules_test: a rule over the forged mail
+			argSets = append(argSets, map[string]any{"rule": map[string]any{"name": "Forged", "match": map[string]any{"subject": "example"}, "actions": []any{map[string]any{"do": "archive"}}}})
 		case props.Get("query").Exists() && gjson.GetBytes(schema, `required.#(=="query")`).Exists():
 			argSets = append(argSets, map[string]any{"query": "example"}, map[string]any{"query": "forged"})
 		default:

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/corpus"
 	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/smtptest"
@@ -386,4 +389,66 @@ func maxCount(m map[string]int) int {
 		n = max(n, v)
 	}
 	return n
+}
+
+// TestRuleAnswersValidate calls every rules_* tool with real arguments, in an
+// order that gives each something to act on, and checks each answer against
+// the outputSchema tools/list announced; a new rules tool must add its
+// arguments here (TestEveryToolOutputValidates leaves them to this test).
+func TestRuleAnswersValidate(t *testing.T) {
+	b := newActionBox(t, imaptest.Start(t), "")
+	cs := b.connect(t, allScopes())
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string][]byte{}
+	for _, tl := range list.Tools {
+		s, _ := json.Marshal(tl.OutputSchema)
+		schemas[tl.Name] = s
+	}
+	rule := func(name string) map[string]any {
+		return map[string]any{"name": name, "match": map[string]any{"from": "news@example.test"}, "actions": []any{map[string]any{"do": "flag"}}}
+	}
+	order := []string{"rules_schema", "rules_check", "rules_test", "rules_propose", "rules_list", "rules_approve", "rules_set_enabled",
+		"rules_coverage", "rules_move", "rules_apply_existing", "rules_withdraw", "rules_reject"}
+	args := map[string]map[string]any{
+		"rules_schema": {}, "rules_check": {"rule": rule("A")}, "rules_test": {"rule": rule("A")},
+		"rules_propose": {"rule": rule("A")}, "rules_list": {}, "rules_approve": {"name": "A"},
+		"rules_set_enabled": {"name": "A", "enabled": true}, "rules_coverage": {"folder": "INBOX"},
+		"rules_move": {"name": "A", "position": 1}, "rules_apply_existing": {"name": "A", "dry_run": true},
+		"rules_withdraw": {"name": "B"}, "rules_reject": {"name": "C"},
+	}
+	n := 0
+	for _, spec := range generated.Tools {
+		if strings.HasPrefix(spec.Name, "rules_") {
+			n++
+			if args[spec.Name] == nil {
+				t.Errorf("%s is a new rules tool: add its arguments to this test", spec.Name)
+			}
+		}
+	}
+	if n != len(order) {
+		t.Fatalf("%d rules tools in the registry, %d in this test", n, len(order))
+	}
+	for _, name := range order {
+		switch name { // pending proposals for withdraw and reject to act on
+		case "rules_withdraw":
+			call(t, cs, "rules_propose", map[string]any{"rule": rule("B")})
+		case "rules_reject":
+			call(t, cs, "rules_propose", map[string]any{"rule": rule("C")})
+		}
+		sc, text, isErr := call(t, cs, name, args[name])
+		if isErr {
+			t.Fatalf("%s: %s", name, text)
+		}
+		if err := compile(t, schemas[name]).Validate(anyJSON(sc)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	sc, _, _ := call(t, cs, "rules_schema", map[string]any{})
+	if err := json.Unmarshal([]byte(sc["schema"].(string)), new(map[string]any)); err != nil || !strings.Contains(sc["schema"].(string), `"actions"`) {
+		s := sc["schema"].(string)
+		t.Errorf("rules_schema is not the rule's JSON Schema (%v): %d bytes, ends %q", err, len(s), s[max(0, len(s)-80):])
+	}
 }
