@@ -71,8 +71,11 @@ func (f *accountFlags) register(cmd *cobra.Command) {
 func kindFlags(cmd *cobra.Command) []string {
 	var out []string
 	for _, k := range kinds.All() {
-		if name := k.Flags.List[0].Name; cmd.Flags().Changed(name) {
-			out = append(out, "--"+name)
+		for _, kf := range k.Flags.Names() {
+			if cmd.Flags().Changed(kf.Name) {
+				out = append(out, "--"+kf.Name)
+				break // --caldav and --carddav make one account
+			}
 		}
 	}
 	return out
@@ -84,10 +87,13 @@ func (f *accountFlags) apply(cmd *cobra.Command, a *config.Account) error {
 	fl := cmd.Flags()
 	given := fl.Changed
 	if a.Kind == "" {
+	find:
 		for _, k := range kinds.All() {
-			if given(k.Flags.List[0].Name) {
-				a.Kind = k.Name
-				break
+			for _, kf := range k.Flags.Names() {
+				if given(kf.Name) {
+					a.Kind = k.Name
+					break find
+				}
 			}
 		}
 	}

@@ -21,7 +21,10 @@ import (
 type Config struct {
 	// SaveDir is the folder mail_attachment_save writes into (empty: the XDG
 	// download folder); SaveFolder checks it (savedir.go).
-	SaveDir  string    `toml:"save_dir,omitempty"`
+	SaveDir string `toml:"save_dir,omitempty"`
+	// TimeZone is the person's zone, an IANA name such as "Europe/Paris", in
+	// which agendas are shown (empty: the machine's zone, TZ respected).
+	TimeZone string    `toml:"time_zone,omitempty"`
 	MCP      MCP       `toml:"mcp"`
 	Approval Approval  `toml:"approval"`
 	Send     Send      `toml:"send"`
@@ -81,6 +84,10 @@ type Account struct {
 	// system's, for this account's IMAP and SMTP servers (a private CA).
 	TLSCA string `toml:"tls_ca,omitempty"`
 	Path  string `toml:"path,omitempty"`
+	// CalDAV and CardDAV are the URLs of a caldav account's calendars and
+	// address books (either or both), where discovery starts.
+	CalDAV  string `toml:"caldav,omitempty"`
+	CardDAV string `toml:"carddav,omitempty"`
 	// DisplayName is the person's name in the From of what they write on this
 	// account ("Sam Rivera"); empty: the bare address.
 	DisplayName string `toml:"display_name,omitempty"`
@@ -234,6 +241,11 @@ func (c *Config) hardProblems() []string {
 	}
 	if w := c.Approval.Wait.Duration; w < 0 || w > MaxHoldWait {
 		add("[approval] wait is %v; it may be at most %v", w, MaxHoldWait)
+	}
+	if c.TimeZone != "" {
+		if _, err := time.LoadLocation(c.TimeZone); err != nil || c.TimeZone == "Local" {
+			add("time_zone is %q, which is not a time zone name; use one such as Europe/Paris or America/New_York", c.TimeZone)
+		}
 	}
 	seen := map[string]bool{}
 	for i, a := range c.Accounts {

@@ -31,9 +31,11 @@ type Kind struct {
 
 // Flags is a kind's part of postern account add and account set.
 type Flags struct {
-	// List is the kind's flags. The first names the kind: given to account add, it makes an
-	// account of the kind (--imap, --maildir).
+	// List is the kind's flags. The first Naming of them name the kind: any of them given to
+	// account add makes an account of the kind (--imap, --maildir; --caldav or --carddav).
 	List []Flag
+	// Naming is how many of List's first flags name the kind (0: one).
+	Naming int
 	// Synopsis is what account add needs to make an account of the kind, as its usage line
 	// writes it ("--maildir PATH").
 	Synopsis string
@@ -58,6 +60,11 @@ type Flags struct {
 	// Changed, when set, is what account set says it changed that was not given, starting with
 	// a space, or "".
 	Changed func(old, a config.Account, fl FlagValues) string
+}
+
+// Names is the flags that name the kind (the first Naming of List).
+func (f Flags) Names() []Flag {
+	return f.List[:min(max(f.Naming, 1), len(f.List))]
 }
 
 // Flag is one flag of postern account add and account set, a string.

@@ -55,7 +55,7 @@ type Object struct {
 	Summary      string // an event's or task's SUMMARY, a contact's FN
 	Start, End   time.Time
 	AllDay       bool
-	Recurring    bool   // it has RRULE or RDATE: its instances are computed from Data
+	Recurring    bool // it has RRULE or RDATE: its instances are computed from Data
 	Due          time.Time
 	Status       string // a task's STATUS (NEEDS-ACTION, COMPLETED, …)
 	Search       string // lower-cased words a contact search looks in (names, addresses, phones, organisation)

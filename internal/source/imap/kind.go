@@ -26,7 +26,7 @@ var Kind = source.Kind{
 	Flags: source.Flags{
 		List: []source.Flag{
 			{Name: "imap", Usage: "IMAP server as HOST:PORT (993: implicit TLS; 143: STARTTLS)"},
-			{Name: "user", Usage: "IMAP user name"},
+			{Name: "user", Usage: "user name on the server"},
 			{Name: "password-cmd", Usage: `command that prints the password (for example "pass show mail/work"); run at each sync and send, never stored`},
 			{Name: "tls", Usage: "implicit, starttls or none (none only to this computer); default: starttls on ports 143 and 587, else implicit", Values: []string{"implicit", "starttls", "none"}},
 			{Name: "smtp", Usage: "SMTP submission server as HOST:PORT (465: implicit TLS; 587: STARTTLS)"},

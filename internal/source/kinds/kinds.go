@@ -9,6 +9,8 @@ import (
 
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
+	"github.com/postern-mcp/postern/internal/source/caldav"
+	"github.com/postern-mcp/postern/internal/source/ics"
 	"github.com/postern-mcp/postern/internal/source/imap"
 	"github.com/postern-mcp/postern/internal/source/maildir"
 )
@@ -16,6 +18,8 @@ import (
 // table is every kind, sorted by name: the order in which sentences name them and flags are
 // checked.
 var table = []source.Kind{
+	caldav.Kind,
+	ics.Kind,
 	imap.Kind,
 	maildir.Kind,
 }

@@ -23,11 +23,11 @@ import (
 // TestUnknownKindNamesTheKnownOnes: a kind without a row is refused with one sentence that
 // names the account, its kind and every kind the table has.
 func TestUnknownKindNamesTheKnownOnes(t *testing.T) {
-	_, err := Open(config.Account{Name: "work", Kind: "caldav"})
+	_, err := Open(config.Account{Name: "work", Kind: "jmap"})
 	if err == nil {
-		t.Fatal("Open of kind caldav succeeded; the table has no such row")
+		t.Fatal("Open of kind jmap succeeded; the table has no such row")
 	}
-	want := `account work has kind "caldav", which postern cannot sync; the kinds it knows are imap and maildir`
+	want := `account work has kind "jmap", which postern cannot sync; the kinds it knows are caldav, ics, imap and maildir`
 	if err.Error() != want {
 		t.Errorf("error:\n  %s\nwant\n  %s", err, want)
 	}
@@ -36,10 +36,10 @@ func TestUnknownKindNamesTheKnownOnes(t *testing.T) {
 // TestRows: each row opens a source of its kind; only imap reaches a server that postern may
 // write to (drafts, a sent copy).
 func TestRows(t *testing.T) {
-	if got := strings.Join(Names(), " "); got != "imap maildir" {
-		t.Fatalf("kinds = %q; want imap maildir", got)
+	if got := strings.Join(Names(), " "); got != "caldav ics imap maildir" {
+		t.Fatalf("kinds = %q; want caldav ics imap maildir", got)
 	}
-	for kind, remote := range map[string]bool{"imap": true, "maildir": false} {
+	for kind, remote := range map[string]bool{"caldav": false, "ics": false, "imap": true, "maildir": false} {
 		src, err := Open(config.Account{Name: "a", Kind: kind})
 		if err != nil {
 			t.Fatalf("Open(%s): %v", kind, err)
@@ -141,11 +141,11 @@ func TestRowsAreWhole(t *testing.T) {
 // that has no row, naming those that have one, and find an account's problems through its row.
 func TestConfigChecksThroughTheTable(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(p, []byte("[[accounts]]\nname = \"cal\"\nkind = \"caldav\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte("[[accounts]]\nname = \"cal\"\nkind = \"jmap\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := config.Load(p)
-	if want := `account "cal" has kind "caldav"; use imap or maildir`; err == nil || !strings.HasSuffix(err.Error(), want) {
+	if want := `account "cal" has kind "jmap"; use caldav, ics, imap or maildir`; err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("Load: %v; want it to end %q", err, want)
 	}
 	for _, c := range []struct {
@@ -164,7 +164,8 @@ func TestConfigChecksThroughTheTable(t *testing.T) {
 // kindLiteralAllowed are the files outside the kinds' packages where a kind's name is a string
 // literal that means something else, with why.
 var kindLiteralAllowed = map[[2]string]string{
-	{"gen/catalog/names.go", "imap"}: "the initialism table spells the word imap as IMAP in Go names",
+	{"gen/catalog/names.go", "imap"}:     "the initialism table spells the word imap as IMAP in Go names",
+	{"internal/corpus/attach.go", "ics"}: "the test corpus names the file type of a calendar attachment",
 }
 
 // TestNoKindNameLiterals: outside its own package and this table, no non-test Go file types a
