@@ -110,6 +110,13 @@ func TestEveryToolOutputValidates(t *testing.T) {
 					// TestRuleAnswersValidate (rules_e2e_test.go).
 					continue
 				}
+				if req, _ := tool["inputSchema"].(map[string]any)["required"].([]any); len(req) == 1 && (req[0] == "event" || req[0] == "task" || req[0] == "contact") {
+					// A lookup of one event, task or contact: this Maildir store holds none to
+					// look up. TestCalendarAnswersValidate (calendar_e2e_test.go) checks them
+					// over a CalDAV account.
+					t.Logf("%s: left to TestCalendarAnswersValidate (no %s here to look up)", name, req[0])
+					continue
+				}
 				in, _ := json.Marshal(tool["inputSchema"])
 				out, _ := json.Marshal(tool["outputSchema"])
 				if bytes.Contains(in, []byte(`"$ref"`)) || bytes.Contains(out, []byte(`"$ref"`)) {

@@ -1,0 +1,565 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-ical"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// Calendars, tasks and contacts are read from the store's collections of the
+// visible accounts (a hidden account's calendars are never looked at); the
+// iCalendar text is parsed and expanded by internal/calendar, in the person's
+// zone. Every string a stranger wrote leaves through the answer boundary as
+// the catalog's formats say (line, or body for descriptions and notes).
+
+const (
+	// maxRange is the longest range agenda and calendar_freebusy cover.
+	maxRange = 62 * 24 * time.Hour
+	// defaultRange is the range when no end is given.
+	defaultRange = 7 * 24 * time.Hour
+	// maxAgendaEvents is the most events one agenda answer holds.
+	maxAgendaEvents = 1000
+	// maxDescription is the most bytes of a description or note shown.
+	maxDescription = 100 << 10
+	// maxAttendees is the most attendees calendar_event lists.
+	maxAttendees = 200
+	// rowTime is how a time is written: in its zone, the zone's name after it.
+	rowTime = "2006-01-02 15:04"
+	rowDay  = "2006-01-02"
+)
+
+// calView is what rendering an event row needs.
+type calView struct {
+	person *time.Location
+	own    map[string]bool // the person's addresses, lower case
+	multi  bool            // several accounts are visible: rows name theirs
+	now    time.Time
+}
+
+// personZone is the person's zone: the configuration's time_zone, else the machine's.
+func (s *Service) personZone() *time.Location {
+	name := ""
+	if cfg, err := s.Config.Get(); err == nil {
+		name = cfg.TimeZone
+	}
+	loc, err := calendar.PersonZone(name)
+	if err != nil {
+		loc, _ = calendar.PersonZone("")
+	}
+	return loc
+}
+
+// calendarView collects the zone, the person's addresses (of every
+// configured account: which attendee is the person says nothing of an
+// account) and whether rows name their account.
+func (s *Service) calendarView() calView {
+	v := calView{person: s.personZone(), own: map[string]bool{}, now: time.Now()}
+	if cfg, err := s.Config.Get(); err == nil {
+		for _, a := range cfg.Accounts {
+			for _, x := range append([]string{a.From(), a.User}, a.Aliases...) {
+				if strings.Contains(x, "@") {
+					v.own[strings.ToLower(strings.TrimSpace(x))] = true
+				}
+			}
+		}
+	}
+	if names, err := s.visibleNames(); err == nil {
+		v.multi = len(names) > 1
+	}
+	return v
+}
+
+// collections returns the visible accounts' collections whose kind is one of
+// kinds; none (not an error) when no account is visible.
+func (s *Service) collections(ctx context.Context, kinds ...string) (*store.Store, []*store.Collection, error) {
+	names, err := s.visibleNames()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(names) == 0 {
+		return nil, nil, nil
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := st.Collections(ctx, names, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []*store.Collection
+	for _, c := range all {
+		for _, k := range kinds {
+			if c.Kind == k {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return st, out, nil
+}
+
+// pickCollection narrows cs to the one called name (exactly, else without
+// regard to case); an error naming the collections there are when none is.
+func pickCollection(cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
+	if name == nil || *name == "" {
+		return cs, nil
+	}
+	var exact, folded []*store.Collection
+	for _, c := range cs {
+		if c.Name == *name {
+			exact = append(exact, c)
+		} else if strings.EqualFold(c.Name, *name) {
+			folded = append(folded, c)
+		}
+	}
+	if len(exact) > 0 {
+		return exact, nil
+	}
+	if len(folded) > 0 {
+		return folded, nil
+	}
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("there is no %s here; %s lists them", what, lister)
+	}
+	if len(names) > maxListed {
+		names = append(names[:maxListed], "…")
+	}
+	return nil, fmt.Errorf("there is no %s of that name here; the %ss: %s (%s lists them)", what, what, strings.Join(names, ", "), lister)
+}
+
+func ids(cs []*store.Collection) []int64 {
+	out := make([]int64, len(cs))
+	for i, c := range cs {
+		out[i] = c.ID
+	}
+	return out
+}
+
+func byID(cs []*store.Collection) map[int64]*store.Collection {
+	m := make(map[int64]*store.Collection, len(cs))
+	for _, c := range cs {
+		m[c.ID] = c
+	}
+	return m
+}
+
+// parseWhen reads a time an agent gives: a date (midnight in loc, or the
+// next midnight when end), a date and time in loc, or RFC 3339.
+func parseWhen(arg, s string, loc *time.Location, end bool) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.ParseInLocation(rowDay, s, loc); err == nil {
+		if end {
+			t = time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, loc)
+		}
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%s is not a time postern reads: write YYYY-MM-DD, YYYY-MM-DD HH:MM (in %s) or RFC 3339", arg, loc)
+}
+
+// timeRange reads from and to: by default from now for 7 days; at most maxRange.
+func timeRange(from, to *string, loc *time.Location, now time.Time) (time.Time, time.Time, error) {
+	f := now
+	if from != nil && *from != "" {
+		var err error
+		if f, err = parseWhen("from", *from, loc, false); err != nil {
+			return f, f, err
+		}
+	}
+	t := f.Add(defaultRange)
+	if to != nil && *to != "" {
+		var err error
+		if t, err = parseWhen("to", *to, loc, true); err != nil {
+			return f, t, err
+		}
+	}
+	if !t.After(f) {
+		return f, t, errors.New("to is not after from; give an end later than the start")
+	}
+	if t.Sub(f) > maxRange+time.Hour { // an hour for a daylight saving change
+		return f, t, fmt.Errorf("the range is %d days, over the 62 a call covers; ask for a shorter range", int(t.Sub(f).Hours()/24))
+	}
+	return f, t, nil
+}
+
+func showTime(t time.Time, loc *time.Location) string {
+	return t.In(loc).Format(rowTime) + " " + calendar.ZoneName(loc, t)
+}
+
+// eventID is an event's id: e and the object's id, and for an instance of a
+// recurring event its original start.
+func eventID(o *store.Object, e calendar.Event) string {
+	id := "e" + strconv.FormatInt(o.ID, 36)
+	if e.RecurrenceID != "" {
+		id += "-" + strings.ToLower(e.RecurrenceID)
+	}
+	return id
+}
+
+func parseEventID(s string) (int64, string, bool) {
+	s, key, _ := strings.Cut(s, "-")
+	n, ok := parseObjectID(s, 'e')
+	return n, strings.ToUpper(key), ok
+}
+
+func parseObjectID(s string, prefix byte) (int64, bool) {
+	if len(s) < 2 || s[0] != prefix {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s[1:], 36, 64)
+	return n, err == nil && n > 0
+}
+
+var answers = map[string]string{"ACCEPTED": "accepted", "DECLINED": "declined", "TENTATIVE": "tentative", "NEEDS-ACTION": "needs-action", "DELEGATED": "delegated", "": "needs-action"}
+
+// row renders one event instance.
+func (v calView) row(o *store.Object, c *store.Collection, e calendar.Event) generated.EventRow {
+	r := generated.EventRow{
+		ID: eventID(o, e), Summary: calendar.Text(e.Comp, ical.PropSummary), Calendar: c.Name,
+		Location: calendar.Text(e.Comp, ical.PropLocation),
+	}
+	if v.multi {
+		r.Account = c.Account
+	}
+	if e.AllDay {
+		r.Start, r.End = e.FirstDay.Format(rowDay), e.LastDay.Format(rowDay)
+		r.AllDay = ptr(true)
+	} else {
+		r.Start, r.End = showTime(e.Start, v.person), showTime(e.End, v.person)
+		if e.Floating {
+			r.Floating = ptr(true)
+		} else {
+			r.EventStart, r.EventEnd = showTime(e.Start, e.Zone), showTime(e.End, e.Zone)
+			if name := e.Zone.String(); calendar.ZoneName(e.Zone, e.Start) != name {
+				r.EventZone = strings.TrimPrefix(name, "vtimezone:")
+			}
+		}
+	}
+	if e.Recurring {
+		r.Recurring = ptr(true)
+	}
+	if calendar.Status(e.Comp) == "TENTATIVE" {
+		r.Status = "tentative"
+	}
+	if calendar.Transparent(e.Comp) {
+		r.Free = ptr(true)
+	}
+	if as := calendar.Attendees(e.Comp); len(as) > 0 {
+		r.Attendees = ptr(len(as))
+		for _, a := range as {
+			if v.own[strings.ToLower(a.Email)] {
+				r.MyAnswer = answers[a.PartStat]
+				break
+			}
+		}
+	}
+	return r
+}
+
+// instance is an event instance with the object and collection it comes from.
+type instance struct {
+	o *store.Object
+	c *store.Collection
+	e calendar.Event
+}
+
+// instances expands the events of cs overlapping [from, to), by start.
+func (s *Service) instances(ctx context.Context, st *store.Store, cs []*store.Collection, from, to time.Time, loc *time.Location) ([]instance, []string, error) {
+	if len(cs) == 0 {
+		return nil, nil, nil
+	}
+	// The store's columns are the source's reading; a day's margin keeps an
+	// all-day event whose dates it read in another zone.
+	objs, err := st.Objects(ctx, ids(cs), store.ObjectEvent, from.Add(-26*time.Hour), to.Add(26*time.Hour))
+	if err != nil {
+		return nil, nil, err
+	}
+	coll := byID(cs)
+	var out []instance
+	var problems []string
+	seen := map[string]bool{}
+	problem := func(p string) {
+		if !seen[p] && len(problems) < 20 {
+			seen[p] = true
+			problems = append(problems, p)
+		}
+	}
+	for _, o := range objs {
+		c := coll[o.CollectionID]
+		cal, err := calendar.Parse(o.Data, loc)
+		if err != nil {
+			problem(fmt.Sprintf("An event of %s (%s) cannot be read: %v", c.Name, o.Summary, err))
+			continue
+		}
+		for _, e := range cal.Between(from, to) {
+			out = append(out, instance{o, c, e})
+		}
+		for _, p := range cal.Problems {
+			problem(o.Summary + ": " + p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].e, out[j].e
+		if !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		if a.AllDay != b.AllDay {
+			return a.AllDay
+		}
+		return calendar.Text(a.Comp, ical.PropSummary) < calendar.Text(b.Comp, ical.PropSummary)
+	})
+	return out, problems, nil
+}
+
+// CalendarList implements calendar_list.
+func (s *Service) CalendarList(ctx context.Context, _ *generated.CalendarListArgs) (*generated.CalendarList, error) {
+	res := &generated.CalendarList{Calendars: []generated.CalendarInfo{}}
+	_, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks, store.KindAddressBook)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		res.Calendars = append(res.Calendars, generated.CalendarInfo{Account: c.Account, Name: c.Name, Kind: c.Kind, Color: c.Color, TimeZone: c.TimeZone, Writable: c.Writable})
+	}
+	return res, nil
+}
+
+// Agenda implements agenda.
+func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generated.Agenda, error) {
+	v := s.calendarView()
+	from, to, err := timeRange(a.From, a.To, v.person, v.now)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.Agenda{From: showTime(from, v.person), To: showTime(to, v.person), Zone: calendar.ZoneName(v.person, v.now), Events: []generated.EventRow{}}
+	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	if err != nil {
+		return nil, err
+	}
+	if cs, err = pickCollection(cs, a.Calendar, "calendar", generated.ToolCalendarList); err != nil {
+		return nil, err
+	}
+	ins, problems, err := s.instances(ctx, st, cs, from, to, v.person)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range ins {
+		if len(res.Events) == maxAgendaEvents {
+			res.Truncated = ptr(true)
+			break
+		}
+		res.Events = append(res.Events, v.row(in.o, in.c, in.e))
+	}
+	res.Problems = problems
+	return res, nil
+}
+
+// errNoEvent is the answer for an event id that is not here (or hidden: the same words).
+var errNoEvent = errors.New("there is no such event here; " + generated.ToolAgenda + " lists the events and their ids")
+
+// CalendarEvent implements calendar_event.
+func (s *Service) CalendarEvent(ctx context.Context, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
+	n, key, ok := parseEventID(a.Event)
+	if !ok {
+		return nil, errNoEvent
+	}
+	o, c, err := s.object(ctx, n, store.ObjectEvent)
+	if err != nil {
+		if errors.Is(err, store.ErrNoObject) {
+			return nil, errNoEvent
+		}
+		return nil, err
+	}
+	v := s.calendarView()
+	cal, err := calendar.Parse(o.Data, v.person)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := cal.Instance(key)
+	if !ok {
+		return nil, errNoEvent
+	}
+	res := &generated.EventDetail{Event: v.row(o, c, e)}
+	desc, cut := capText(calendar.Text(e.Comp, ical.PropDescription))
+	res.Description = desc
+	if org, ok := calendar.Organizer(e.Comp); ok {
+		res.Organizer = personString(org)
+	}
+	as := calendar.Attendees(e.Comp)
+	if len(as) > maxAttendees {
+		as, cut = as[:maxAttendees], true
+	}
+	roles := map[string]string{"CHAIR": "chair", "REQ-PARTICIPANT": "required", "OPT-PARTICIPANT": "optional", "NON-PARTICIPANT": "non-participant"}
+	for _, p := range as {
+		at := generated.Attendee{Name: p.Name, Email: p.Email, Answer: answers[p.PartStat], Role: roles[p.Role]}
+		if v.own[strings.ToLower(p.Email)] {
+			at.Me = ptr(true)
+		}
+		res.AttendeeList = append(res.AttendeeList, at)
+	}
+	if e.Recurring {
+		res.Recurrence = cal.Rule(e)
+	}
+	res.URL = calendar.Text(e.Comp, ical.PropURL)
+	res.Categories = categories(e.Comp)
+	if cut {
+		res.Truncated = ptr(true)
+	}
+	return res, nil
+}
+
+// object returns a visible object of kind, with its collection.
+func (s *Service) object(ctx context.Context, id int64, kind string) (*store.Object, *store.Collection, error) {
+	names, err := s.visibleNames()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(names) == 0 {
+		return nil, nil, store.ErrNoObject
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	o, c, err := st.ObjectByID(ctx, id, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.Kind != kind {
+		return nil, nil, store.ErrNoObject
+	}
+	return o, c, nil
+}
+
+func personString(p calendar.Person) string {
+	switch {
+	case p.Name == "":
+		return p.Email
+	case p.Email == "":
+		return p.Name
+	}
+	return p.Name + " <" + p.Email + ">"
+}
+
+func categories(comp *ical.Component) []string {
+	var out []string
+	for i := range comp.Props[ical.PropCategories] {
+		l, err := comp.Props[ical.PropCategories][i].TextList()
+		if err != nil {
+			continue
+		}
+		for _, x := range l {
+			if x = strings.TrimSpace(x); x != "" && len(out) < 50 {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// capText cuts s to maxDescription bytes on a character boundary.
+func capText(s string) (string, bool) {
+	if len(s) <= maxDescription {
+		return s, false
+	}
+	n := maxDescription
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n], true
+}
+
+// CalendarFreebusy implements calendar_freebusy.
+func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFreebusyArgs) (*generated.FreeBusy, error) {
+	v := s.calendarView()
+	from, to, err := timeRange(a.From, a.To, v.person, v.now)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.FreeBusy{From: showTime(from, v.person), To: showTime(to, v.person), Zone: calendar.ZoneName(v.person, v.now), Busy: []generated.BusyPeriod{}}
+	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	if err != nil {
+		return nil, err
+	}
+	ins, _, err := s.instances(ctx, st, cs, from, to, v.person)
+	if err != nil {
+		return nil, err
+	}
+	type period struct{ start, end time.Time }
+	var ps []period
+	for _, in := range ins {
+		if calendar.Transparent(in.e.Comp) || !in.e.End.After(in.e.Start) || v.row(in.o, in.c, in.e).MyAnswer == "declined" {
+			continue
+		}
+		start, end := in.e.Start, in.e.End
+		if start.Before(from) {
+			start = from
+		}
+		if end.After(to) {
+			end = to
+		}
+		ps = append(ps, period{start, end})
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].start.Before(ps[j].start) })
+	var merged []period
+	for _, p := range ps {
+		if n := len(merged); n > 0 && !p.start.After(merged[n-1].end) {
+			if p.end.After(merged[n-1].end) {
+				merged[n-1].end = p.end
+			}
+			continue
+		}
+		merged = append(merged, p)
+	}
+	for _, p := range merged {
+		res.Busy = append(res.Busy, generated.BusyPeriod{Start: showTime(p.start, v.person), End: showTime(p.end, v.person)})
+	}
+	return res, nil
+}
+
+// Now implements now.
+func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now, error) {
+	v := s.calendarView()
+	now := v.now.In(v.person)
+	res := &generated.Now{
+		Now: now.Format(rowTime), Weekday: now.Weekday().String(), Zone: calendar.ZoneName(v.person, v.now),
+		UTCOffset: calendar.Offset(now), NextEvents: []generated.EventRow{},
+	}
+	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	if err != nil {
+		return nil, err
+	}
+	ins, _, err := s.instances(ctx, st, cs, v.now, v.now.Add(31*24*time.Hour), v.person)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range ins {
+		if len(res.NextEvents) == 3 {
+			break
+		}
+		res.NextEvents = append(res.NextEvents, v.row(in.o, in.c, in.e))
+	}
+	return res, nil
+}

@@ -1,0 +1,171 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/emersion/go-ical"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+var taskStatuses = map[string]string{"NEEDS-ACTION": "needs-action", "IN-PROCESS": "in-process", "COMPLETED": "completed", "CANCELLED": "cancelled"}
+
+// task reads an object's task: its VTODO that overrides no instance.
+func task(o *store.Object, loc *time.Location) (calendar.Todo, bool) {
+	cal, err := calendar.Parse(o.Data, loc)
+	if err != nil {
+		return calendar.Todo{}, false
+	}
+	todos := cal.Todos()
+	for _, t := range todos {
+		if t.Comp.Props.Get(ical.PropRecurrenceID) == nil {
+			return t, true
+		}
+	}
+	if len(todos) > 0 {
+		return todos[0], true
+	}
+	return calendar.Todo{}, false
+}
+
+func (v calView) taskRow(o *store.Object, c *store.Collection, t calendar.Todo) generated.TaskRow {
+	r := generated.TaskRow{ID: "t" + strconv.FormatInt(o.ID, 36), Summary: t.Summary, List: c.Name, Status: taskStatuses[t.Status]}
+	if r.Status == "" {
+		r.Status = "needs-action"
+		if t.Done() {
+			r.Status = "completed"
+		}
+	}
+	if v.multi {
+		r.Account = c.Account
+	}
+	if !t.Due.IsZero() {
+		if t.DueDate {
+			r.Due = t.Due.Format(rowDay)
+		} else {
+			r.Due = showTime(t.Due, v.person)
+		}
+		if !t.Closed() && t.Due.Before(v.now) {
+			r.Overdue = ptr(true)
+		}
+	}
+	if t.Priority > 0 {
+		r.Priority = ptr(t.Priority)
+	}
+	return r
+}
+
+// TaskList implements task_list.
+func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*generated.TaskList, error) {
+	v := s.calendarView()
+	res := &generated.TaskList{Tasks: []generated.TaskRow{}}
+	st, cs, err := s.collections(ctx, store.KindTasks, store.KindCalendar)
+	if err != nil {
+		return nil, err
+	}
+	if cs, err = pickCollection(cs, a.List, "task list", generated.ToolCalendarList); err != nil {
+		return nil, err
+	}
+	if len(cs) == 0 {
+		return res, nil
+	}
+	objs, err := st.Objects(ctx, ids(cs), store.ObjectTodo, time.Time{}, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	coll := byID(cs)
+	type found struct {
+		t   calendar.Todo
+		row generated.TaskRow
+	}
+	var fs []found
+	for _, o := range objs {
+		t, ok := task(o, v.person)
+		if !ok {
+			continue
+		}
+		switch a.State {
+		case "done":
+			if !t.Done() {
+				continue
+			}
+		case "all":
+		default:
+			if t.Closed() {
+				continue
+			}
+		}
+		fs = append(fs, found{t, v.taskRow(o, coll[o.CollectionID], t)})
+	}
+	prio := func(p int) int {
+		if p == 0 {
+			return 10
+		}
+		return p
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i].t, fs[j].t
+		if a.Due.IsZero() != b.Due.IsZero() {
+			return !a.Due.IsZero()
+		}
+		if !a.Due.Equal(b.Due) {
+			return a.Due.Before(b.Due)
+		}
+		if prio(a.Priority) != prio(b.Priority) {
+			return prio(a.Priority) < prio(b.Priority)
+		}
+		return a.Summary < b.Summary
+	})
+	limit := a.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	for _, f := range fs {
+		if len(res.Tasks) == limit {
+			res.Truncated = ptr(true)
+			break
+		}
+		res.Tasks = append(res.Tasks, f.row)
+	}
+	return res, nil
+}
+
+var errNoTask = errors.New("there is no such task here; " + generated.ToolTaskList + " lists the tasks and their ids")
+
+// TaskGet implements task_get.
+func (s *Service) TaskGet(ctx context.Context, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
+	n, ok := parseObjectID(a.Task, 't')
+	if !ok {
+		return nil, errNoTask
+	}
+	o, c, err := s.object(ctx, n, store.ObjectTodo)
+	if err != nil {
+		if errors.Is(err, store.ErrNoObject) {
+			return nil, errNoTask
+		}
+		return nil, err
+	}
+	v := s.calendarView()
+	t, ok := task(o, v.person)
+	if !ok {
+		return nil, errNoTask
+	}
+	res := &generated.TaskDetail{Task: v.taskRow(o, c, t), Categories: categories(t.Comp)}
+	res.Description, _ = capText(calendar.Text(t.Comp, ical.PropDescription))
+	if !t.Start.IsZero() {
+		res.Start = showTime(t.Start, v.person)
+	}
+	if !t.Completed.IsZero() {
+		res.Completed = showTime(t.Completed, v.person)
+	}
+	if t.Percent > 0 {
+		res.Percent = ptr(t.Percent)
+	}
+	return res, nil
+}
