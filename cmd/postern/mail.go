@@ -22,6 +22,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/source/kinds"
+	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
@@ -624,6 +625,10 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	kindOf := map[string]string{}
+	for _, a := range accts {
+		kindOf[a.Name] = a.Kind
+	}
 	failed, stored := 0, 0
 	cut := len(outs) < len(accts) // Run stops before the next account when interrupted
 	for _, o := range outs {
@@ -638,7 +643,8 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 			continue
 		}
 		if !*quiet {
-			fmt.Fprintf(stdout, "%s: %d new, %d gone, %d flag changes, %d folders\n", termsafe.Line(o.Account), o.New, o.Deleted, o.FlagsChanged, o.Folders)
+			k, _ := kinds.Lookup(kindOf[o.Account])
+			fmt.Fprintf(stdout, "%s: %s\n", termsafe.Line(o.Account), k.SyncedLine(source.Result{New: o.New, Deleted: o.Deleted, FlagsChanged: o.FlagsChanged, Folders: o.Folders}))
 		}
 	}
 	// A signal that came after every account was done interrupted nothing.

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/postern-mcp/postern/internal/config"
@@ -27,6 +28,17 @@ type Kind struct {
 	Line func(config.Account) string
 	// Flags is what postern account add and account set do for the kind.
 	Flags Flags
+	// Synced, when set, says what one sync did in the kind's words (postern sync); nil: a
+	// mail account's ("3 new, 1 gone, 2 flag changes, 5 folders").
+	Synced func(r Result) string
+}
+
+// SyncedLine is what postern sync says a sync of an account of kind k did.
+func (k Kind) SyncedLine(r Result) string {
+	if k.Synced != nil {
+		return k.Synced(r)
+	}
+	return fmt.Sprintf("%d new, %d gone, %d flag changes, %d folders", r.New, r.Deleted, r.FlagsChanged, r.Folders)
 }
 
 // Flags is a kind's part of postern account add and account set.

@@ -31,6 +31,9 @@ var Kind = source.Kind{
 	Problems: problems,
 	Where:    where,
 	Line:     line,
+	Synced: func(r source.Result) string {
+		return fmt.Sprintf("%d new, %d changed, %d gone, %d calendars and address books", r.New, r.FlagsChanged, r.Deleted, r.Folders)
+	},
 	Flags: source.Flags{
 		List: []source.Flag{
 			{Name: "caldav", Usage: "CalDAV URL of your calendars and task lists, or just your provider's https://host/ (found through /.well-known/caldav)"},

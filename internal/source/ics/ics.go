@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/emersion/go-ical"
 
@@ -38,6 +39,9 @@ var Kind = source.Kind{
 	Problems: problems,
 	Where:    folder,
 	Line:     folder,
+	Synced: func(r source.Result) string {
+		return fmt.Sprintf("%d new, %d changed, %d gone, %d calendars", r.New, r.FlagsChanged, r.Deleted, r.Folders)
+	},
 	Flags: source.Flags{
 		List:     []source.Flag{{Name: "ics", Usage: "a local folder of .ics calendar files to read, read-only", Dir: true}},
 		Synopsis: "--ics DIR",
@@ -100,6 +104,19 @@ func Open(a config.Account) source.Source { return &Source{a: a} }
 // file's time zones, its href "FILE#UID". An object's ETag is its text's
 // SHA-256, so only what changed is stored again.
 func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
+	res, err := s.sync(ctx, st, opt)
+	// The account's last sync, as status shows it: when it ended and, if it failed, why.
+	if id, e := st.EnsureAccount(ctx, s.a.Name, KindName); e == nil && ctx.Err() == nil {
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		st.SetAccountSynced(ctx, id, time.Now(), msg)
+	}
+	return res, err
+}
+
+func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
 	a := s.a
 	root, err := os.OpenRoot(a.Path)
 	if err != nil {
