@@ -29,6 +29,8 @@ var namesAllowed = map[[2]string]string{
 	{"internal/rules/check.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
 	{"internal/rules/match.go", "read"}:       "the rule condition flags: read",
 	{"internal/tools/rules.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
+	{"internal/source/imap/sieve.go", "none"}: "the TLS mode tls = none",
+	{"internal/sieve/translate.go", "delete"}: "the rule action delete (RuleAction.do), not the effect",
 	{"internal/tools/actions.go", "read"}:     "the value read of mail_mark's how argument",
 	{"internal/tools/actions.go", "delete"}:   "the name of mail_delete's action in its answer and the action log",
 	{"internal/tools/send.go", "send"}:        "the payload kind of a message to send (beside draft), digested into the token",

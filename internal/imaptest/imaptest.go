@@ -13,7 +13,9 @@
 // running and is stopped by the last one's t.Cleanup.
 //
 // When Dovecot is not installed, Start skips the test, or fails it when CI=true.
-// .ci/dovecot install puts it in place (apt package dovecot-imapd).
+// .ci/dovecot install puts it in place (apt package dovecot-imapd), with Pigeonhole when apt
+// has it: then the server also speaks ManageSieve and delivers over LMTP through the user's
+// active Sieve script ([Server.ManageSieveAddr], [User.Deliver], [RequireSieve]).
 package imaptest
 
 import (
@@ -40,7 +42,12 @@ import (
 type Server struct {
 	Addr    string // plain IMAP (STARTTLS offered), 127.0.0.1:port
 	TLSAddr string // implicit TLS with a self-signed certificate, 127.0.0.1:port
-	Dir     string // the instance's directory: dovecot.conf, dovecot.log, home/USER/Maildir, tls/cert.pem
+	// ManageSieveAddr is the ManageSieve server (RFC 5804, STARTTLS offered), 127.0.0.1:port,
+	// and LMTPAddr the LMTP server whose deliveries run the user's active Sieve script; both
+	// "" when Pigeonhole is not installed (see RequireSieve).
+	ManageSieveAddr string
+	LMTPAddr        string
+	Dir             string // the instance's directory: dovecot.conf, dovecot.log, home/USER/Maildir, tls/cert.pem
 
 	script testservice.Script    // .ci/dovecot, found: NewUser runs its adduser
 	inst   *testservice.Instance // started by this process: Stop stops it; nil for POSTERN_DOVECOT_DIR's
@@ -310,6 +317,7 @@ func start(opts Options) (*Server, error) {
 	}
 	env := testservice.ParseEnv(out)
 	s := &Server{Addr: env["POSTERN_DOVECOT_IMAP"], TLSAddr: env["POSTERN_DOVECOT_IMAPS"], Dir: dir, script: sc, inst: sc.Own(dir)}
+	s.ManageSieveAddr, s.LMTPAddr = env[envManageSieve], env[envLMTP]
 	if s.Addr == "" || s.TLSAddr == "" {
 		s.Stop()
 		return nil, fmt.Errorf(".ci/dovecot start printed no addresses:\n%s", out)
@@ -331,13 +339,16 @@ func external(dir string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Dir: dir, script: sc, Addr: os.Getenv("POSTERN_DOVECOT_IMAP"), TLSAddr: os.Getenv("POSTERN_DOVECOT_IMAPS")}
-	if s.Addr == "" || s.TLSAddr == "" {
-		env, err := testservice.ReadEnv(dir)
-		if err != nil {
+	s := &Server{Dir: dir, script: sc, Addr: os.Getenv("POSTERN_DOVECOT_IMAP"), TLSAddr: os.Getenv("POSTERN_DOVECOT_IMAPS"),
+		ManageSieveAddr: os.Getenv(envManageSieve), LMTPAddr: os.Getenv(envLMTP)}
+	if s.Addr == "" || s.TLSAddr == "" || s.ManageSieveAddr == "" || s.LMTPAddr == "" {
+		// The env file is the instance's own word; the environment may predate Pigeonhole.
+		if env, err := testservice.ReadEnv(dir); err == nil {
+			s.Addr, s.TLSAddr = env["POSTERN_DOVECOT_IMAP"], env["POSTERN_DOVECOT_IMAPS"]
+			s.ManageSieveAddr, s.LMTPAddr = env[envManageSieve], env[envLMTP]
+		} else if s.Addr == "" || s.TLSAddr == "" {
 			return nil, err
 		}
-		s.Addr, s.TLSAddr = env["POSTERN_DOVECOT_IMAP"], env["POSTERN_DOVECOT_IMAPS"]
 	}
 	if s.Addr == "" || s.TLSAddr == "" {
 		return nil, errors.New("no addresses in its env file")

@@ -422,3 +422,25 @@ func TestNewServerWithCapability(t *testing.T) {
 		t.Errorf("the shared server lacks MOVE or UIDPLUS: %v", full)
 	}
 }
+
+// Deliver goes through Dovecot's LMTP into the inbox (no script active), dot-stuffed.
+func TestDeliver(t *testing.T) {
+	s := Start(t)
+	RequireSieve(t, s)
+	u := s.NewUser(t)
+	s.Deliver(t, u, []byte("From: a@example.org\nSubject: dots\n\n.leading dot\nend\n"))
+	c := u.Login(t, nil)
+	sel, err := c.Select("INBOX", nil).Wait()
+	if err != nil || sel.NumMessages != 1 {
+		t.Fatalf("INBOX after Deliver: %+v, %v", sel, err)
+	}
+	body, err := c.Fetch(imap.SeqSetNum(1), &imap.FetchOptions{BodySection: []*imap.FetchItemBodySection{{Specifier: imap.PartSpecifierText}}}).Collect()
+	if err != nil || len(body) != 1 || len(body[0].BodySection) != 1 {
+		t.Fatalf("fetch: %v", err)
+	}
+	for _, b := range body[0].BodySection {
+		if got := string(b.Bytes); got != ".leading dot\r\nend\r\n" {
+			t.Errorf("body %q", got)
+		}
+	}
+}
