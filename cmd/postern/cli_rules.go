@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,8 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/rules"
+	"github.com/postern-mcp/postern/internal/sieve"
+	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
+	"github.com/postern-mcp/postern/internal/tools"
 )
 
 // postern rules: the person's side of the rules agents propose. A rule that
@@ -113,13 +118,68 @@ func newRulesCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	f.register(test)
 	test.Flags().StringVar(&folder, "folder", "", "only this folder")
 	test.Flags().BoolVar(&asJSON, "json", false, "print the structured result as JSON")
+	var dryRun bool
+	push := &cobra.Command{
+		Use:   "push ACCOUNT",
+		Short: "run the enabled rules on the mail server too (Sieve over ManageSieve)",
+		Long: "Translate the enabled rules that apply to ACCOUNT into one Sieve script, show it and the rules Sieve cannot express (they stay local and run at each sync), and store it on the account's ManageSieve server as the script \"" + sieve.ScriptName + "\", where it runs at delivery even when postern does not. " +
+			"Your own scripts are never replaced: when one of yours is active, postern's is stored beside it and the line to include it is shown. With --dry-run nothing is stored.",
+		Example: "  postern rules push work --dry-run\n  postern rules push work",
+		Args:    exactArgs(1, "the name of an account (postern account list shows them)"),
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeAccounts(c, args, toComplete)
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return pushRules(cfgPath, args[0], dryRun, stdout)
+		},
+	}
+	push.Flags().BoolVar(&dryRun, "dry-run", false, "show the script and what pushing would do, and store nothing")
 	cmd := group("rules", "review, approve and test the mail rules agents propose",
-		`Mail rules live in rules.toml beside the configuration. Agents propose them; they wait, doing nothing, until you approve them here (or an agent with `+generated.ScopeRulesWrite+` does, except for rules that forward mail, which only you enable, at a terminal). Enabled rules run on new mail at each sync; every change they make is in postern actions and can be undone.`,
-		list, show, approve, reject, enable, disable, test)
-	for _, c := range []*cobra.Command{list, show, approve, reject, enable, disable} {
+		`Mail rules live in rules.toml beside the configuration. Agents propose them; they wait, doing nothing, until you approve them here (or an agent with `+generated.ScopeRulesWrite+` does, except for rules that forward mail, which only you enable, at a terminal). Enabled rules run on new mail at each sync; every change they make is in postern actions and can be undone. postern rules push also runs them on the mail server, where it speaks ManageSieve.`,
+		list, show, approve, reject, enable, disable, test, push)
+	for _, c := range []*cobra.Command{list, show, approve, reject, enable, disable, push} {
 		addConfigFlag(c, &cfgPath)
 	}
 	return cmd
+}
+
+// pushRules is postern rules push: the plan, then (unless dryRun) the push.
+func pushRules(cfgPath, account string, dryRun bool, stdout io.Writer) error {
+	svc := &tools.Service{Version: postVersion(), Config: config.NewWatcher(cfgPath), StorePath: storePath()}
+	defer svc.Close()
+	ctx := context.Background()
+	p, err := svc.PlanSievePush(ctx, account)
+	if err != nil {
+		return err
+	}
+	line := func(format string, args ...any) { fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf(format, args...))) }
+	line("The Sieve script for account %s (%d rules, %s):", p.Account, p.Translated, sieve.Digest(p.Script))
+	for _, l := range strings.Split(strings.TrimSuffix(p.Script, "\n"), "\n") {
+		line("  | %s", l)
+	}
+	if len(p.Local) > 0 {
+		line("These enabled rules stay local; postern runs them at each sync:")
+		for _, k := range p.Local {
+			line("  %q: %s", k.Rule, k.Reason)
+		}
+	}
+	if dryRun {
+		line("Dry run, nothing was stored. %s", p.Expect.Message)
+		return nil
+	}
+	done, err := svc.PushSieve(ctx, p)
+	if err != nil {
+		return fmt.Errorf("the script was not pushed: %w", err)
+	}
+	line("Pushed (%s). %s", done.Outcome, done.Message)
+	if done.IncludeLine != "" {
+		line("The line to add to your script %q:", done.Active)
+		line("  %s", done.IncludeLine)
+	}
+	return nil
 }
 
 func oneRule(cfgPath, name string) (generated.Rule, error) {
@@ -222,6 +282,19 @@ func setRuleState(cfgPath, name, to string, stdin io.Reader, stdout io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stdout, "Rule %s is %s.\n", termsafe.Line(fmt.Sprintf("%q", r.Name)), to)
+	// A rule pushed to a server keeps running there until the script is pushed again.
+	if _, err := os.Stat(storePath()); err == nil && to != rules.Enabled {
+		if st, err := store.Open(storePath()); err == nil {
+			defer st.Close()
+			if cfg, err := config.Load(cfgPath); err == nil {
+				for _, a := range cfg.Accounts {
+					if rules.OnServer(context.Background(), st, a.Name, r) {
+						fmt.Fprintf(stdout, "It still runs on the mail server of %s: run postern rules push %s to take it off there.\n", termsafe.Line(a.Name), termsafe.Line(a.Name))
+					}
+				}
+			}
+		}
+	}
 	return nil
 }
 

@@ -189,3 +189,38 @@ func TestCheckerProblems(t *testing.T) {
 		t.Errorf("needs of a body condition in a group: %+v", n)
 	}
 }
+
+// TestOnServer: a pushed rule is the server's while it stays as pushed; a
+// change, another account, or a push that no longer holds it give it back.
+func TestOnServer(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := t.Context()
+	r := generated.Rule{Name: "Fwd", Match: generated.RuleMatch{Subject: "x"}, Actions: []generated.RuleAction{{Do: "forward", To: "a@b.test"}}, State: Enabled}
+	if OnServer(ctx, st, "work", r) {
+		t.Fatal("on the server before any push")
+	}
+	if err := SetOnServer(ctx, st, "work", []generated.Rule{r}); err != nil {
+		t.Fatal(err)
+	}
+	stamped := r
+	stamped.LastActed, stamped.State = "2026-12-01 10:00", Disabled
+	if !OnServer(ctx, st, "work", r) || !OnServer(ctx, st, "work", stamped) {
+		t.Fatal("a pushed rule is not on the server (its state and stamp are not what was pushed)")
+	}
+	if OnServer(ctx, st, "home", r) {
+		t.Fatal("on another account's server")
+	}
+	changed := r
+	changed.Actions = []generated.RuleAction{{Do: "forward", To: "other@b.test"}}
+	if OnServer(ctx, st, "work", changed) {
+		t.Fatal("a rule changed since the push is still taken as the server's")
+	}
+	SetOnServer(ctx, st, "work", nil)
+	if OnServer(ctx, st, "work", r) {
+		t.Fatal("still on the server after a push that holds none")
+	}
+}

@@ -46,6 +46,85 @@ type Pushed struct {
 	Message string `json:"message"`
 }
 
+// Expect is what Push would do now, changing nothing: the scripts on the server and which one
+// is active decide it. Its Message says it in the future tense. A script named postern that
+// postern did not write is an error, as Push would refuse it.
+func Expect(ctx context.Context, st source.ScriptStore) (Pushed, error) {
+	p, err := expect(ctx, st)
+	if err != nil {
+		return Pushed{}, err
+	}
+	p.Message = p.say(false)
+	return p, nil
+}
+
+// expect works out p's Outcome, Active and IncludeLine.
+func expect(ctx context.Context, st source.ScriptStore) (Pushed, error) {
+	scripts, active, err := st.Scripts(ctx)
+	if err != nil {
+		return Pushed{}, err
+	}
+	for _, s := range scripts {
+		if s.Name != ScriptName {
+			continue
+		}
+		old, err := st.Get(ctx, ScriptName)
+		if err != nil {
+			return Pushed{}, err
+		}
+		if !strings.HasPrefix(old, Marker) {
+			return Pushed{}, fmt.Errorf("the server already holds a script named %q that postern did not write, so nothing was changed; rename that script in your mail program and push again", ScriptName)
+		}
+	}
+	p := Pushed{Script: ScriptName, Active: active}
+	switch active {
+	case "":
+		p.Outcome = Activated
+	case ScriptName:
+		p.Outcome = AlreadyActive
+	default:
+		theirs, err := st.Get(ctx, active)
+		if err != nil {
+			return Pushed{}, err
+		}
+		switch {
+		case Includes(theirs):
+			p.Outcome = Included
+		case hasExt(st.Extensions(), "include"):
+			p.Outcome, p.IncludeLine = NeedsInclude, IncludeLine
+		default:
+			p.Outcome = Inactive
+		}
+	}
+	return p, nil
+}
+
+// say is what p means for the person, once done or (done false) before.
+func (p Pushed) say(done bool) string {
+	pick := func(before, after string) string {
+		if done {
+			return after
+		}
+		return before
+	}
+	switch p.Outcome {
+	case Activated:
+		return pick(fmt.Sprintf("No Sieve script is active on the server; postern's script %q will be stored and made active, and will run on every message delivered.", ScriptName),
+			fmt.Sprintf("No Sieve script was active on the server; postern's script %q now is, and runs on every message delivered.", ScriptName))
+	case AlreadyActive:
+		return pick(fmt.Sprintf("postern's script %q is the active one and will hold the new rules.", ScriptName),
+			fmt.Sprintf("postern's script %q was active and now holds the new rules.", ScriptName))
+	case Included:
+		return pick(fmt.Sprintf("Your active script %q includes postern's script %q, which will hold the new rules; yours stays as it is.", p.Active, ScriptName),
+			fmt.Sprintf("Your active script %q includes postern's script %q, which now holds the new rules.", p.Active, ScriptName))
+	case NeedsInclude:
+		return pick(fmt.Sprintf("Your own script %q is active and will be left as it is, so postern's script %q will be stored but will not run until you add %s to yours (with \"include\" in its require).", p.Active, ScriptName, IncludeLine),
+			fmt.Sprintf("Your own script %q is active and was left as it is, so postern's script %q is stored but does not run: add %s to yours (with \"include\" in its require) to run both.", p.Active, ScriptName, IncludeLine))
+	}
+	return pick(fmt.Sprintf("Your own script %q is active and will be left as it is, and this server cannot include one script from another, so postern's script %q will be stored but will not run unless you activate it instead of yours.", p.Active, ScriptName),
+		fmt.Sprintf("Your own script %q is active and was left as it is, and this server cannot include one script from another, so postern's script %q is stored but does not run; activate it in your mail program only if it should run instead of yours.", p.Active, ScriptName))
+}
+
 // Push stores script (written by Translate) as the script "postern" and makes it run without
 // replacing the person's own:
 //
@@ -63,54 +142,20 @@ func Push(ctx context.Context, st source.ScriptStore, script string) (Pushed, er
 	if !strings.HasPrefix(script, Marker+"\n") {
 		return Pushed{}, fmt.Errorf("the script to push was not written by postern's translation; make it with postern rules push")
 	}
-	scripts, active, err := st.Scripts(ctx)
+	p, err := expect(ctx, st)
 	if err != nil {
 		return Pushed{}, err
-	}
-	for _, s := range scripts {
-		if s.Name != ScriptName {
-			continue
-		}
-		old, err := st.Get(ctx, ScriptName)
-		if err != nil {
-			return Pushed{}, err
-		}
-		if !strings.HasPrefix(old, Marker) {
-			return Pushed{}, fmt.Errorf("the server already holds a script named %q that postern did not write, so nothing was changed; rename that script in your mail program and push again", ScriptName)
-		}
 	}
 	if err := st.Put(ctx, ScriptName, script); err != nil {
 		return Pushed{}, err
 	}
-	p := Pushed{Script: ScriptName, Active: active}
-	switch active {
-	case "":
+	if p.Outcome == Activated {
 		if err := st.Activate(ctx, ScriptName); err != nil {
 			return Pushed{}, fmt.Errorf("postern's script is stored but could not be made active: %w", err)
 		}
-		p.Outcome, p.Active = Activated, ScriptName
-		p.Message = fmt.Sprintf("No Sieve script was active on the server; postern's script %q now is, and runs on every message delivered.", ScriptName)
-	case ScriptName:
-		p.Outcome = AlreadyActive
-		p.Message = fmt.Sprintf("postern's script %q was active and now holds the new rules.", ScriptName)
-	default:
-		theirs, err := st.Get(ctx, active)
-		if err != nil {
-			return Pushed{}, err
-		}
-		if Includes(theirs) {
-			p.Outcome = Included
-			p.Message = fmt.Sprintf("Your active script %q includes postern's script %q, which now holds the new rules.", active, ScriptName)
-			break
-		}
-		p.Outcome, p.IncludeLine = NeedsInclude, IncludeLine
-		if hasExt(st.Extensions(), "include") {
-			p.Message = fmt.Sprintf("Your own script %q is active and was left as it is, so postern's script %q is stored but does not run: add %s to yours (with \"include\" in its require) to run both.", active, ScriptName, IncludeLine)
-		} else {
-			p.Message = fmt.Sprintf("Your own script %q is active and was left as it is, and this server cannot include one script from another, so postern's script %q is stored but does not run; activate it in your mail program only if it should run instead of yours.", active, ScriptName)
-			p.Outcome, p.IncludeLine = Inactive, ""
-		}
+		p.Active = ScriptName
 	}
+	p.Message = p.say(true)
 	return p, nil
 }
 

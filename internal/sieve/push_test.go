@@ -10,6 +10,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/imaptest"
 	imapsrc "github.com/postern-mcp/postern/internal/source/imap"
 )
@@ -33,12 +34,12 @@ func scripts(t *testing.T, u *imaptest.User) *imapsrc.Scripts {
 	return st
 }
 
-func proofRules() []Rule {
-	return []Rule{
-		enabled("Newsletter to News", RuleMatch{RuleCondition: RuleCondition{From: "news@letters.example"}},
-			RuleAction{Do: doMove, Folder: "News"}, RuleAction{Do: doFlag}),
-		enabled("Receipts", RuleMatch{RuleCondition: RuleCondition{Subject: "invoice"}},
-			RuleAction{Do: doMove, Folder: "Receipts"}),
+func proofRules() []generated.Rule {
+	return []generated.Rule{
+		enabled("Newsletter to News", generated.RuleMatch{From: "news@letters.example"},
+			generated.RuleAction{Do: doMove, Folder: "News"}, generated.RuleAction{Do: doFlag}),
+		enabled("Receipts", generated.RuleMatch{Subject: "invoice"},
+			generated.RuleAction{Do: doMove, Folder: "Receipts"}),
 	}
 }
 
@@ -150,6 +151,14 @@ func TestPushKeepsTheirScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	script, _ := Translate(proofRules(), Options{Account: "work", Extensions: st.Extensions()})
+	// Expect says beforehand what Push will do, and changes nothing.
+	e, err := Expect(ctx, st)
+	if err != nil || e.Outcome != NeedsInclude || e.Active != "mine" || !strings.Contains(e.Message, "will") {
+		t.Errorf("Expect = %+v, %v; want needs_include, in the future tense", e, err)
+	}
+	if list, _, _ := st.Scripts(ctx); len(list) != 1 {
+		t.Errorf("Expect stored something: %+v", list)
+	}
 	p, err := Push(ctx, st, script)
 	if err != nil {
 		t.Fatalf("Push: %v", err)
@@ -203,6 +212,9 @@ func TestPushRefusesForeignPosternScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	script, _ := Translate(proofRules(), Options{Account: "work", Extensions: st.Extensions()})
+	if _, err := Expect(ctx, st); err == nil {
+		t.Error("Expect does not say a push would be refused")
+	}
 	if _, err := Push(ctx, st, script); err == nil {
 		t.Fatal("Push replaced a script it did not write")
 	}
@@ -217,8 +229,8 @@ func TestHostileScriptCompiles(t *testing.T) {
 	imaptest.RequireSieve(t, srv)
 	u := srv.NewUser(t)
 	st := scripts(t, u)
-	rules := []Rule{enabled("quote\" and \\ back\r\nredirect \"x@evil\";",
-		RuleMatch{RuleCondition: RuleCondition{Subject: `a"b\c`}}, RuleAction{Do: doMove, Folder: `News`}, RuleAction{Do: doMarkRead})}
+	rules := []generated.Rule{enabled("quote\" and \\ back\r\nredirect \"x@evil\";",
+		generated.RuleMatch{Subject: `a"b\c`}, generated.RuleAction{Do: doMove, Folder: `News`}, generated.RuleAction{Do: doMarkRead})}
 	script, skipped := Translate(rules, Options{Extensions: st.Extensions()})
 	if len(skipped) != 0 {
 		t.Fatalf("skipped %+v", skipped)

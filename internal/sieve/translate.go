@@ -5,12 +5,16 @@
 package sieve
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/source"
 )
 
@@ -33,6 +37,10 @@ type Options struct {
 	Folders map[string]string
 	// ForwardAllowed says whether a forward to addr is within [send] allow; nil allows none.
 	ForwardAllowed func(addr string) bool
+	// Resolve, when set, turns a move's folder into the account's folder it names, exactly as
+	// the server spells it (the store's folder names); a folder it does not find keeps the
+	// rule local with its error. Unset, a move's folder is used as written.
+	Resolve func(folder string) (string, error)
 }
 
 // Skipped is an enabled rule that stays local, and why.
@@ -66,15 +74,18 @@ const (
 // make no second copy, as when postern runs the rules itself. A rule with stop sets a
 // variable that every later rule's test checks. A forward is redirect :copy, so the message
 // is also kept.
-func Translate(rules []Rule, opt Options) (string, []Skipped) {
+//
+// The script's first lines name the rules that stay local and why, so that whoever reads it on
+// the server knows which rules it lacks.
+func Translate(all []generated.Rule, opt Options) (string, []Skipped) {
 	t := &translator{opt: opt, exts: map[string]bool{}}
 	for _, e := range opt.Extensions {
 		t.exts[strings.ToLower(e)] = true
 	}
 	var blocks []string
 	var skipped []Skipped
-	for _, r := range rules {
-		if r.State != StateEnabled || r.Account != "" && r.Account != opt.Account {
+	for _, r := range all {
+		if r.State != rules.Enabled || r.Account != "" && r.Account != opt.Account {
 			continue
 		}
 		block, err := t.rule(r)
@@ -87,6 +98,9 @@ func Translate(rules []Rule, opt Options) (string, []Skipped) {
 	var b strings.Builder
 	b.WriteString(Marker + "\n")
 	b.WriteString("# Rules that Sieve cannot express run in postern at each sync instead.\n")
+	for _, sk := range skipped {
+		b.WriteString("# Stays local: " + comment(sk.Rule) + ": " + comment(sk.Reason) + "\n")
+	}
 	if len(blocks) == 0 {
 		b.WriteString("# No rule is translated: this script does nothing.\n")
 		return b.String(), skipped
@@ -124,7 +138,7 @@ func (t *translator) requires(ext string) error {
 }
 
 // rule is one rule's block, or why it stays local.
-func (t *translator) rule(r Rule) (string, error) {
+func (t *translator) rule(r generated.Rule) (string, error) {
 	for _, ext := range base {
 		if err := t.requires(ext); err != nil {
 			return "", err
@@ -146,7 +160,7 @@ func (t *translator) rule(r Rule) (string, error) {
 		}
 		body = append(body, cmd)
 	}
-	if r.Stop {
+	if r.Stop != nil && *r.Stop {
 		body = append(body, `set "stop" "1";`)
 	}
 	for ext := range need {
@@ -171,12 +185,12 @@ func (t *translator) rule(r Rule) (string, error) {
 }
 
 // match is the test of a rule's match: its conditions and groups, all of them.
-func (t *translator) match(m RuleMatch, need map[string]bool) (string, error) {
-	tests, err := t.conditions(m.RuleCondition, need)
+func (t *translator) match(m generated.RuleMatch, need map[string]bool) (string, error) {
+	tests, err := t.conditions(own(m), need)
 	if err != nil {
 		return "", err
 	}
-	group := func(cs []RuleCondition) ([]string, error) {
+	group := func(cs []generated.RuleCondition) ([]string, error) {
 		var out []string
 		for _, c := range cs {
 			ts, err := t.conditions(c, need)
@@ -211,8 +225,18 @@ func (t *translator) match(m RuleMatch, need map[string]bool) (string, error) {
 	return allof(tests), nil
 }
 
+// own is a match's own conditions, without its groups.
+func own(m generated.RuleMatch) generated.RuleCondition {
+	return generated.RuleCondition{
+		From: m.From, To: m.To, Cc: m.Cc, Subject: m.Subject, FromDomain: m.FromDomain, ToDomain: m.ToDomain,
+		List: m.List, HasAttachment: m.HasAttachment, Larger: m.Larger, Smaller: m.Smaller,
+		OlderThan: m.OlderThan, YoungerThan: m.YoungerThan, Flags: m.Flags, Header: m.Header, Body: m.Body,
+		Authenticated: m.Authenticated,
+	}
+}
+
 // conditions are the tests of one set of conditions, which all hold.
-func (t *translator) conditions(c RuleCondition, need map[string]bool) ([]string, error) {
+func (t *translator) conditions(c generated.RuleCondition, need map[string]bool) ([]string, error) {
 	switch {
 	case c.HasAttachment != nil:
 		return nil, fmt.Errorf("Sieve cannot tell whether a message has an attachment")
@@ -265,11 +289,17 @@ func (t *translator) conditions(c RuleCondition, need map[string]bool) ([]string
 			out = append(out, `not exists "List-Id"`)
 		}
 	}
-	if c.Larger > 0 {
-		out = append(out, "size :over "+strconv.FormatInt(c.Larger, 10))
+	if c.Larger != nil {
+		if *c.Larger < 0 {
+			return nil, fmt.Errorf("its size %d is below zero", *c.Larger)
+		}
+		out = append(out, "size :over "+strconv.Itoa(*c.Larger))
 	}
-	if c.Smaller > 0 {
-		out = append(out, "size :under "+strconv.FormatInt(c.Smaller, 10))
+	if c.Smaller != nil {
+		if *c.Smaller < 0 {
+			return nil, fmt.Errorf("its size %d is below zero", *c.Smaller)
+		}
+		out = append(out, "size :under "+strconv.Itoa(*c.Smaller))
 	}
 	for _, h := range c.Header {
 		if !validFieldName(h.Name) {
@@ -294,7 +324,7 @@ func (t *translator) conditions(c RuleCondition, need map[string]bool) ([]string
 }
 
 // action is the Sieve command of one action.
-func (t *translator) action(a RuleAction, need map[string]bool) (string, error) {
+func (t *translator) action(a generated.RuleAction, need map[string]bool) (string, error) {
 	into := func(role, what string) (string, error) {
 		f := t.opt.Folders[role]
 		if f == "" {
@@ -307,7 +337,14 @@ func (t *translator) action(a RuleAction, need map[string]bool) (string, error) 
 		if a.Folder == "" {
 			return "", fmt.Errorf("its move names no folder")
 		}
-		return t.folder(a.Folder)
+		f := a.Folder
+		if t.opt.Resolve != nil {
+			var err error
+			if f, err = t.opt.Resolve(a.Folder); err != nil {
+				return "", err
+			}
+		}
+		return t.folder(f)
 	case doArchive:
 		return into(source.RoleArchive, "archive")
 	case doJunk:
@@ -339,6 +376,12 @@ func (t *translator) action(a RuleAction, need map[string]bool) (string, error) 
 		return "redirect :copy " + q + ";", nil
 	}
 	return "", fmt.Errorf("the action %q is not one Sieve can do", a.Do)
+}
+
+// Digest is "sha256:" and the hex SHA-256 of a script, as a preview shows it.
+func Digest(script string) string {
+	sum := sha256.Sum256([]byte(script))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // folder is the command that records f as where the message goes.

@@ -1,9 +1,12 @@
 package sieve
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/source"
 )
 
@@ -11,8 +14,10 @@ var dovecotExts = strings.Fields("fileinto reject envelope encoded-character vac
 
 func yes() *bool { b := true; return &b }
 
-func enabled(name string, m RuleMatch, actions ...RuleAction) Rule {
-	return Rule{Name: name, State: StateEnabled, Match: m, Actions: actions}
+func ptr[T any](v T) *T { return &v }
+
+func enabled(name string, m generated.RuleMatch, actions ...generated.RuleAction) generated.Rule {
+	return generated.Rule{Name: name, State: rules.Enabled, Match: m, Actions: actions}
 }
 
 func opts() Options {
@@ -22,20 +27,20 @@ func opts() Options {
 // What Sieve cannot express stays local, each with its reason; only enabled rules of the
 // account count.
 func TestTranslateSkips(t *testing.T) {
-	mv := RuleAction{Do: doMove, Folder: "X"}
-	rules := []Rule{
-		enabled("attach", RuleMatch{RuleCondition: RuleCondition{HasAttachment: yes()}}, mv),
-		enabled("old", RuleMatch{RuleCondition: RuleCondition{OlderThan: "30d"}}, mv),
-		enabled("unread", RuleMatch{RuleCondition: RuleCondition{Flags: []string{"unread"}}}, mv),
-		enabled("auth", RuleMatch{RuleCondition: RuleCondition{Authenticated: yes()}}, mv),
-		enabled("nested old", RuleMatch{Any: []RuleCondition{{From: "a"}, {YoungerThan: "2w"}}}, mv),
-		enabled("forward", RuleMatch{RuleCondition: RuleCondition{From: "a"}}, RuleAction{Do: doForward, To: "me@example.org"}),
-		enabled("crlf", RuleMatch{RuleCondition: RuleCondition{Subject: "x\r\nredirect \"x@evil\";"}}, mv),
-		enabled("variable", RuleMatch{RuleCondition: RuleCondition{Subject: "${stop}"}}, mv),
-		enabled("bad header", RuleMatch{RuleCondition: RuleCondition{Header: []RuleHeader{{Name: "X-A: b", Contains: "c"}}}}, mv),
-		enabled("bad domain", RuleMatch{RuleCondition: RuleCondition{FromDomain: "*.example.org"}}, mv),
-		{Name: "pending", State: "pending", Actions: []RuleAction{mv}},
-		{Name: "other account", Account: "home", State: StateEnabled, Actions: []RuleAction{mv}},
+	mv := generated.RuleAction{Do: doMove, Folder: "X"}
+	rules := []generated.Rule{
+		enabled("attach", generated.RuleMatch{HasAttachment: yes()}, mv),
+		enabled("old", generated.RuleMatch{OlderThan: "30d"}, mv),
+		enabled("unread", generated.RuleMatch{Flags: []string{"unread"}}, mv),
+		enabled("auth", generated.RuleMatch{Authenticated: yes()}, mv),
+		enabled("nested old", generated.RuleMatch{Any: []generated.RuleCondition{{From: "a"}, {YoungerThan: "2w"}}}, mv),
+		enabled("forward", generated.RuleMatch{From: "a"}, generated.RuleAction{Do: doForward, To: "me@example.org"}),
+		enabled("crlf", generated.RuleMatch{Subject: "x\r\nredirect \"x@evil\";"}, mv),
+		enabled("variable", generated.RuleMatch{Subject: "${stop}"}, mv),
+		enabled("bad header", generated.RuleMatch{Header: []generated.RuleHeader{{Name: "X-A: b", Contains: "c"}}}, mv),
+		enabled("bad domain", generated.RuleMatch{FromDomain: "*.example.org"}, mv),
+		{Name: "pending", State: rules.Pending, Actions: []generated.RuleAction{mv}},
+		{Name: "other account", Account: "home", State: rules.Enabled, Actions: []generated.RuleAction{mv}},
 	}
 	script, skipped := Translate(rules, opts())
 	want := map[string]string{
@@ -58,33 +63,60 @@ func TestTranslateSkips(t *testing.T) {
 	if !strings.HasPrefix(script, Marker+"\n") || strings.Contains(script, "require") {
 		t.Errorf("with nothing translated the script is only comments:\n%s", script)
 	}
+	for _, sk := range skipped {
+		if !strings.Contains(script, "\n# Stays local: "+comment(sk.Rule)+": ") {
+			t.Errorf("the script does not name %q among the rules that stay local:\n%s", sk.Rule, script)
+		}
+	}
 	// Body words need the server's body extension.
-	body := enabled("body", RuleMatch{RuleCondition: RuleCondition{Body: []string{"unsubscribe"}}}, mv)
+	body := enabled("body", generated.RuleMatch{Body: []string{"unsubscribe"}}, mv)
 	o := opts()
 	o.Extensions = []string{"fileinto", "mailbox", "variables"}
-	if _, sk := Translate([]Rule{body}, o); len(sk) != 1 || !strings.Contains(sk[0].Reason, "body") {
+	if _, sk := Translate([]generated.Rule{body}, o); len(sk) != 1 || !strings.Contains(sk[0].Reason, "body") {
 		t.Errorf("body without the extension: %+v", sk)
 	}
-	if s, sk := Translate([]Rule{body}, opts()); len(sk) != 0 || !strings.Contains(s, `body :text :contains "unsubscribe"`) || !strings.Contains(s, `"body"`) {
+	if s, sk := Translate([]generated.Rule{body}, opts()); len(sk) != 0 || !strings.Contains(s, `body :text :contains "unsubscribe"`) || !strings.Contains(s, `"body"`) {
 		t.Errorf("body with the extension: %+v\n%s", sk, s)
+	}
+}
+
+// A move's folder is the account's as the server spells it; one the account lacks stays local.
+func TestTranslateResolvesFolders(t *testing.T) {
+	o := opts()
+	o.Resolve = func(f string) (string, error) {
+		if strings.EqualFold(f, "receipts") {
+			return "Receipts", nil
+		}
+		return "", fmt.Errorf("account work has no folder %q", f)
+	}
+	rules := []generated.Rule{
+		enabled("known", generated.RuleMatch{Subject: "invoice"}, generated.RuleAction{Do: doMove, Folder: "receipts"}),
+		enabled("unknown", generated.RuleMatch{Subject: "x"}, generated.RuleAction{Do: doMove, Folder: "Nowhere"}),
+	}
+	script, skipped := Translate(rules, o)
+	if !strings.Contains(script, `set "folder" "Receipts";`) {
+		t.Errorf("the move is not to the server's folder:\n%s", script)
+	}
+	if len(skipped) != 1 || skipped[0].Rule != "unknown" || !strings.Contains(skipped[0].Reason, "no folder") {
+		t.Errorf("skipped %+v, want the rule with the unknown folder", skipped)
 	}
 }
 
 func TestTranslateConditionsAndActions(t *testing.T) {
 	no := false
-	r := enabled("all of it", RuleMatch{
-		RuleCondition: RuleCondition{From: "Ann", To: "team@", Cc: "boss", Subject: "Invoice", FromDomain: "Shop.Example", ToDomain: "example.org",
-			List: &no, Larger: 100, Smaller: 5000, Header: []RuleHeader{{Name: "X-Mailer", Contains: "Bulk"}}},
-		Any:  []RuleCondition{{From: "a@x"}, {From: "b@x"}},
-		All:  []RuleCondition{{Subject: "one"}},
-		None: []RuleCondition{{List: yes()}},
-	}, RuleAction{Do: doMarkRead}, RuleAction{Do: doFlag}, RuleAction{Do: doArchive}, RuleAction{Do: doMarkUnread}, RuleAction{Do: doUnflag},
-		RuleAction{Do: doForward, To: "me@example.org"})
-	r.Stop = true
-	later := enabled("later", RuleMatch{}, RuleAction{Do: doDelete})
+	r := enabled("all of it", generated.RuleMatch{
+		From: "Ann", To: "team@", Cc: "boss", Subject: "Invoice", FromDomain: "Shop.Example", ToDomain: "example.org",
+		List: &no, Larger: ptr(100), Smaller: ptr(5000), Header: []generated.RuleHeader{{Name: "X-Mailer", Contains: "Bulk"}},
+		Any:  []generated.RuleCondition{{From: "a@x"}, {From: "b@x"}},
+		All:  []generated.RuleCondition{{Subject: "one"}},
+		None: []generated.RuleCondition{{List: yes()}},
+	}, generated.RuleAction{Do: doMarkRead}, generated.RuleAction{Do: doFlag}, generated.RuleAction{Do: doArchive}, generated.RuleAction{Do: doMarkUnread}, generated.RuleAction{Do: doUnflag},
+		generated.RuleAction{Do: doForward, To: "me@example.org"})
+	r.Stop = yes()
+	later := enabled("later", generated.RuleMatch{}, generated.RuleAction{Do: doDelete})
 	o := opts()
 	o.ForwardAllowed = func(a string) bool { return a == "me@example.org" }
-	script, skipped := Translate([]Rule{r, later}, o)
+	script, skipped := Translate([]generated.Rule{r, later}, o)
 	if len(skipped) != 0 {
 		t.Fatalf("skipped %+v", skipped)
 	}
@@ -114,11 +146,11 @@ func TestTranslateConditionsAndActions(t *testing.T) {
 // keeps the rule local, and a name cannot end its comment line.
 func TestTranslateHostile(t *testing.T) {
 	evil := `";` + "\r\n" + `redirect "x@evil";`
-	rules := []Rule{
-		enabled("quote\" and \\ back\r\nredirect \"x@evil\";", RuleMatch{RuleCondition: RuleCondition{Subject: `a"b\c";redirect "x@evil`}}, RuleAction{Do: doMove, Folder: `we"ird\`}),
-		enabled("crlf", RuleMatch{RuleCondition: RuleCondition{From: evil}}, RuleAction{Do: doMove, Folder: "X"}),
-		enabled("crlf folder", RuleMatch{}, RuleAction{Do: doMove, Folder: "X\nredirect \"x@evil\";"}),
-		enabled("crlf header", RuleMatch{RuleCondition: RuleCondition{Header: []RuleHeader{{Name: "X", Contains: evil}}}}, RuleAction{Do: doMove, Folder: "X"}),
+	rules := []generated.Rule{
+		enabled("quote\" and \\ back\r\nredirect \"x@evil\";", generated.RuleMatch{Subject: `a"b\c";redirect "x@evil`}, generated.RuleAction{Do: doMove, Folder: `we"ird\`}),
+		enabled("crlf", generated.RuleMatch{From: evil}, generated.RuleAction{Do: doMove, Folder: "X"}),
+		enabled("crlf folder", generated.RuleMatch{}, generated.RuleAction{Do: doMove, Folder: "X\nredirect \"x@evil\";"}),
+		enabled("crlf header", generated.RuleMatch{Header: []generated.RuleHeader{{Name: "X", Contains: evil}}}, generated.RuleAction{Do: doMove, Folder: "X"}),
 	}
 	script, skipped := Translate(rules, opts())
 	if len(skipped) != 3 {

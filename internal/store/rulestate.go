@@ -49,3 +49,19 @@ func (s *Store) RowsAfterUID(ctx context.Context, folderID int64, after uint32, 
 	}
 	return out, s.explain(rows.Err())
 }
+
+// Meta is a value of the store's own key-value table ("" when unset).
+func (s *Store) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, s.explain(err)
+}
+
+// SetMeta sets a value of the store's own key-value table.
+func (s *Store) SetMeta(ctx context.Context, key, value string) error {
+	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, key, value)
+	return s.explain(err)
+}

@@ -49,7 +49,9 @@ func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun,
 	for _, account := range accounts {
 		var enabled []generated.Rule
 		for _, r := range all {
-			if r.State == rules.Enabled && (r.Account == "" || r.Account == account) {
+			// A rule the account's server runs itself (pushed as Sieve, unchanged since) is
+			// left to it: run here too, a forward would go twice.
+			if r.State == rules.Enabled && (r.Account == "" || r.Account == account) && !rules.OnServer(ctx, st, account, r) {
 				enabled = append(enabled, r)
 			}
 		}
