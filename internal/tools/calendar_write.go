@@ -1,0 +1,910 @@
+package tools
+
+// The calendar and task writes (catalog/calendar_write.yaml): each handler
+// computes an action, which the dispatcher runs after the commit's token
+// agrees. A handler reads the server's current copy first (a GET): when it is
+// not the copy the store holds, the store takes it and the handler refuses,
+// saying what changed, so the agent reads it again before changing it. The
+// change is made to that copy line by line (calendar_write_ics.go) and written
+// with If-Match of its ETag, which the payload binds; a 412 at the commit is
+// refused the same way. After a write the store is refreshed at once from the
+// server, so agenda and task_list show it. Attendees are never written.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-ical"
+	"github.com/teambition/rrule-go"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/compose"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/source/caldav"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// writeAccount is the account of collection c, if postern may write to c.
+func (s *Service) writeAccount(c *store.Collection, what string) (config.Account, error) {
+	accts, err := s.visible()
+	if err != nil {
+		return config.Account{}, err
+	}
+	for _, a := range accts {
+		if a.Name != c.Account {
+			continue
+		}
+		if a.Kind != caldav.KindName {
+			return a, fmt.Errorf("the %s %s of account %s is a read-only folder of .ics files; postern writes only to CalDAV calendars and task lists", what, c.Name, c.Account)
+		}
+		if !c.Writable {
+			return a, fmt.Errorf("the %s %s is read-only on its server (account %s may not write to it); choose another with %s", what, c.Name, c.Account, generated.ToolCalendarList)
+		}
+		return a, nil
+	}
+	return config.Account{}, fmt.Errorf("there is no %s of that name here; %s lists them", what, generated.ToolCalendarList)
+}
+
+// targetCollection picks the collection a new event or task goes to: the one
+// named, else the only writable one of the first kind that has any.
+func (s *Service) targetCollection(ctx context.Context, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
+	st, cs, err := s.collections(ctx, kinds...)
+	if err != nil {
+		return nil, nil, config.Account{}, err
+	}
+	if cs, err = pickCollection(cs, name, what, generated.ToolCalendarList); err != nil {
+		return nil, nil, config.Account{}, err
+	}
+	writable := func(k string) []*store.Collection {
+		var out []*store.Collection
+		for _, c := range cs {
+			if _, err := s.writeAccount(c, what); err == nil && (k == "" || c.Kind == k) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	var ws []*store.Collection
+	if name != nil && *name != "" {
+		ws = writable("")
+		if len(ws) == 0 {
+			_, err := s.writeAccount(cs[0], what)
+			return nil, nil, config.Account{}, err
+		}
+	} else {
+		for _, k := range kinds {
+			if ws = writable(k); len(ws) > 0 {
+				break
+			}
+		}
+	}
+	switch len(ws) {
+	case 0:
+		return nil, nil, config.Account{}, fmt.Errorf("there is no %s postern may write to here; a CalDAV account's %ss are (postern account add NAME --caldav URL …), and %s lists them", what, what, generated.ToolCalendarList)
+	case 1:
+		acct, err := s.writeAccount(ws[0], what)
+		return st, ws[0], acct, err
+	}
+	var names []string
+	for _, c := range ws {
+		names = append(names, c.Name+" ("+c.Account+")")
+	}
+	arg := "calendar"
+	if what != "calendar" {
+		arg = "list"
+	}
+	return nil, nil, config.Account{}, fmt.Errorf("several %ss could take it (%s); say which with %s", what, strings.Join(names, ", "), arg)
+}
+
+// davObject is a stored object to change, with what writing it takes.
+type davObject struct {
+	st   *store.Store
+	o    *store.Object
+	c    *store.Collection
+	acct config.Account
+	cl   *caldav.Client
+	noun string // "event" or "task"
+	read string // the tool that reads it again
+}
+
+// current reads the server's copy of the object. When it is not the copy the
+// store holds, the store takes the server's and the write is refused with
+// what changed.
+func (s *Service) current(ctx context.Context, w *davObject) error {
+	cl, err := caldav.ClientFor(ctx, w.acct, w.c)
+	if err != nil {
+		return fmt.Errorf("nothing was written: %w", err)
+	}
+	w.cl = cl
+	got, err := cl.Get(ctx, w.o.Href)
+	var he *caldav.HTTPError
+	if errors.As(err, &he) && (he.Status == http.StatusNotFound || he.Status == http.StatusGone) {
+		_ = w.st.DeleteObjects(ctx, w.c.ID, []string{w.o.Href})
+		return fmt.Errorf("the %s is no longer on the server (it was deleted there); nothing was written", w.noun)
+	}
+	if err != nil {
+		return fmt.Errorf("nothing was written: %w", err)
+	}
+	if !sameText(got.Data, []byte(w.o.Data)) {
+		what := changes(w.o.Data, string(got.Data))
+		_, _ = keep(ctx, w.st, w.c, w.o.Href, got)
+		return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and prepare the change anew", w.noun, what, w.read)
+	}
+	if got.ETag != "" && got.ETag != w.o.ETag {
+		w.o.ETag = got.ETag
+		_ = w.st.PutObject(ctx, w.o)
+	}
+	return nil
+}
+
+// keep stores obj, the server's copy of the object at href, in the store.
+func keep(ctx context.Context, st *store.Store, c *store.Collection, href string, obj *caldav.Object) (*store.Object, error) {
+	o := &store.Object{CollectionID: c.ID, Href: href, ETag: obj.ETag, Data: string(obj.Data)}
+	if err := caldav.Fill(o); err != nil {
+		return nil, err
+	}
+	if err := st.PutObject(ctx, o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// put writes data over the object with If-Match of the ETag read (create: at
+// a new href, If-None-Match), then refreshes the store from the server. A
+// conflict is refused with what changed.
+func (s *Service) put(ctx context.Context, w *davObject, href, etag string, data []byte) (*store.Object, string, error) {
+	newETag, err := w.cl.PutIfMatch(ctx, href, etag, data)
+	if errors.Is(err, caldav.ErrConflict) {
+		if etag == "" {
+			return nil, "", fmt.Errorf("nothing was written: the server already holds an object at %s; prepare it again", href)
+		}
+		return nil, "", s.conflict(ctx, w)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("nothing was written: %w", err)
+	}
+	got, err := w.cl.Get(ctx, href)
+	if err != nil {
+		if newETag == "" {
+			return nil, "the " + w.noun + " was written, but could not be read back (" + err.Error() + "); run postern sync", nil
+		}
+		got = &caldav.Object{Href: href, ETag: newETag, Data: data}
+	}
+	o, err := keep(ctx, w.st, w.c, href, got)
+	if err != nil {
+		return nil, "the " + w.noun + " was written, but the local copy was not refreshed (" + err.Error() + "); run postern sync", nil
+	}
+	return o, "", nil
+}
+
+// conflict is the refusal of a write the server turned down (412): what
+// changed since the copy read, which the store now takes.
+func (s *Service) conflict(ctx context.Context, w *davObject) error {
+	what := "it changed or was deleted"
+	if got, err := w.cl.Get(ctx, w.o.Href); err == nil {
+		what = changes(w.o.Data, string(got.Data))
+		_, _ = keep(ctx, w.st, w.c, w.o.Href, got)
+	}
+	return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and prepare the change anew", w.noun, what, w.read)
+}
+
+// hrefIn is the href of a new object called name in collection c, as the
+// server writes hrefs (its path).
+func hrefIn(cl *caldav.Client, c *store.Collection, name string) string {
+	u, err := url.Parse(cl.Resolve(c.URL))
+	p := c.URL
+	if err == nil {
+		p = u.EscapedPath()
+	}
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return p + url.PathEscape(name)
+}
+
+func newUID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b) + "@postern"
+}
+
+// eventTarget reads the event an id names, with what writing it takes.
+func (s *Service) eventTarget(ctx context.Context, id string) (*davObject, string, error) {
+	n, key, ok := parseEventID(id)
+	if !ok {
+		return nil, "", errNoEvent
+	}
+	o, c, err := s.object(ctx, n, store.ObjectEvent)
+	if err != nil {
+		if errors.Is(err, store.ErrNoObject) {
+			return nil, "", errNoEvent
+		}
+		return nil, "", err
+	}
+	acct, err := s.writeAccount(c, "calendar")
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, "", err
+	}
+	return &davObject{st: st, o: o, c: c, acct: acct, noun: "event", read: generated.ToolCalendarEvent}, key, nil
+}
+
+// zoneArg is the zone a time_zone argument names, else def.
+func zoneArg(tz *string, def *time.Location) (*time.Location, error) {
+	if tz == nil || *tz == "" {
+		return def, nil
+	}
+	loc, err := time.LoadLocation(*tz)
+	if err != nil || *tz == "Local" {
+		return nil, fmt.Errorf("time_zone %q is not a time zone name; give one such as Europe/Paris or America/New_York", *tz)
+	}
+	return loc, nil
+}
+
+// writable zone: one a TZID can name (the machine's unnamed zone cannot: its times are written in UTC).
+func named(loc *time.Location) *time.Location {
+	if loc == nil || loc.String() == "Local" || loc.String() == "" {
+		return time.UTC
+	}
+	return loc
+}
+
+func parseDay(arg, s string) (time.Time, error) {
+	t, err := time.Parse(rowDay, strings.TrimSpace(s))
+	if err != nil {
+		return t, fmt.Errorf("%s is not a date: an all-day event's %s is written YYYY-MM-DD", arg, arg)
+	}
+	return t, nil
+}
+
+// checkRule reads an RRULE value; rules more frequent than daily are refused.
+func checkRule(r string) (string, error) {
+	r = strings.ToUpper(strings.TrimSpace(strings.TrimPrefix(strings.ToUpper(r), "RRULE:")))
+	opt, err := rrule.StrToROptionInLocation(r, time.UTC)
+	if err != nil {
+		return "", fmt.Errorf("recurrence %q is not an RRULE postern reads (%v); write it as FREQ=WEEKLY;BYDAY=MO", r, err)
+	}
+	if opt.Freq > rrule.DAILY {
+		return "", errors.New("recurrence: postern writes events that repeat daily or less often; use FREQ=DAILY, WEEKLY, MONTHLY or YEARLY")
+	}
+	return r, nil
+}
+
+// CalendarCreate implements calendar_create and calendar_create_commit.
+func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreateArgs) (*generated.Action, error) {
+	st, c, acct, err := s.targetCollection(ctx, a.Calendar, "calendar", store.KindCalendar)
+	if err != nil {
+		return nil, err
+	}
+	v := s.calendarView()
+	zone, err := zoneArg(a.TimeZone, v.person)
+	if err != nil {
+		return nil, err
+	}
+	var start, end stamp
+	if a.AllDay {
+		first, err := parseDay("start", a.Start)
+		if err != nil {
+			return nil, err
+		}
+		last := first
+		if a.End != nil && *a.End != "" {
+			if last, err = parseDay("end", *a.End); err != nil {
+				return nil, err
+			}
+		}
+		if last.Before(first) {
+			return nil, errors.New("end is before start; give the last day of the event, on or after its first")
+		}
+		start, end = stamp{t: first, date: true}, stamp{t: last.AddDate(0, 0, 1), date: true}
+	} else {
+		t0, err := parseWhen("start", a.Start, zone, false)
+		if err != nil {
+			return nil, err
+		}
+		t1 := t0.Add(time.Hour)
+		if a.End != nil && *a.End != "" {
+			if t1, err = parseWhen("end", *a.End, zone, false); err != nil {
+				return nil, err
+			}
+		}
+		if !t1.After(t0) {
+			return nil, errors.New("end is not after start; give an end later than the start")
+		}
+		start, end = stamp{t: t0, zone: named(zone)}, stamp{t: t1, zone: named(zone)}
+	}
+	rule := ""
+	if a.Recurrence != nil && *a.Recurrence != "" {
+		if rule, err = checkRule(*a.Recurrence); err != nil {
+			return nil, err
+		}
+	}
+	build := func(uid string, now time.Time) string {
+		eol := "\r\n"
+		var b strings.Builder
+		b.WriteString("BEGIN:VCALENDAR" + eol + "VERSION:2.0" + eol + "PRODID:-//postern//postern//EN" + eol)
+		if !start.date && start.zone != time.UTC {
+			b.WriteString(vtimezone(eol, start.zone, start.t.Year()-1, start.t.Year()+10))
+		}
+		b.WriteString("BEGIN:VEVENT" + eol)
+		b.WriteString(propLine(eol, "UID", nil, uid))
+		b.WriteString(utcLine(eol, "DTSTAMP", now) + utcLine(eol, "CREATED", now) + utcLine(eol, "LAST-MODIFIED", now))
+		b.WriteString(start.line(eol, "DTSTART") + end.line(eol, "DTEND"))
+		b.WriteString(textLine(eol, "SUMMARY", a.Summary))
+		if a.Location != nil {
+			b.WriteString(textLine(eol, "LOCATION", *a.Location))
+		}
+		if a.Description != nil {
+			b.WriteString(textLine(eol, "DESCRIPTION", *a.Description))
+		}
+		if rule != "" {
+			b.WriteString(propLine(eol, "RRULE", nil, rule))
+		}
+		b.WriteString("END:VEVENT" + eol + "END:VCALENDAR" + eol)
+		return b.String()
+	}
+	text := build("preview@postern", v.now)
+	lines, err := v.eventLines(c, text, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	return &generated.Action{
+		Account: acct.Name,
+		Preview: &generated.Prepared{Action: "create an event in the calendar " + c.Name, Subject: a.Summary, BodyLines: lines},
+		Payload: struct {
+			Kind, Collection, Zone string
+			Args                   any
+		}{generated.ToolCalendarCreate, c.URL, zone.String(), a},
+		Run: func(ctx context.Context) (any, error) {
+			w := &davObject{st: st, c: c, acct: acct, noun: "event", read: generated.ToolCalendarEvent}
+			cl, err := caldav.ClientFor(ctx, acct, c)
+			if err != nil {
+				return nil, fmt.Errorf("nothing was written: %w", err)
+			}
+			w.cl = cl
+			uid := newUID()
+			o, warn, err := s.put(ctx, w, hrefIn(cl, c, strings.TrimSuffix(uid, "@postern")+".ics"), "", []byte(build(uid, time.Now())))
+			if err != nil {
+				return nil, err
+			}
+			return s.eventWritten("created", o, c, "", warn), nil
+		},
+	}, nil
+}
+
+// eventWritten is a commit's answer: the event as now stored.
+func (s *Service) eventWritten(outcome string, o *store.Object, c *store.Collection, key, warn string) *generated.EventWritten {
+	res := &generated.EventWritten{Outcome: outcome, Calendar: c.Name, Account: c.Account, Warning: warn}
+	if o == nil {
+		return res
+	}
+	v := s.calendarView()
+	if cal, err := calendar.Parse(o.Data, v.person); err == nil {
+		if e, ok := cal.Instance(key); ok {
+			r := v.row(o, c, e)
+			res.Event = &r
+		}
+	}
+	return res
+}
+
+// eventLines are the preview of an event as text would store it: the
+// instance key of it (or the event), with changed (the fields asked) first.
+func (v calView) eventLines(c *store.Collection, text, key string, changed []string) ([]string, error) {
+	cal, err := calendar.Parse(text, v.person)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := cal.Instance(key)
+	if !ok {
+		return nil, errors.New("the changed event cannot be read back; nothing was prepared")
+	}
+	r := v.row(&store.Object{}, c, e)
+	var out []string
+	if len(changed) > 0 {
+		out = append(out, "Changes: "+strings.Join(changed, ", "))
+	}
+	out = append(out, "Calendar: "+c.Name+" (account "+c.Account+")", "Title: "+r.Summary)
+	switch {
+	case e.AllDay && r.Start == r.End:
+		out = append(out, "All day: "+r.Start)
+	case e.AllDay:
+		out = append(out, "All day: "+r.Start+" to "+r.End)
+	default:
+		for _, x := range []struct{ k, person, own string }{{"Start", r.Start, r.EventStart}, {"End", r.End, r.EventEnd}} {
+			l := x.k + ": " + x.person
+			if x.own != "" && x.own != x.person {
+				l += " (" + x.own + " in the event's zone)"
+			}
+			out = append(out, l)
+		}
+		if e.Floating {
+			out = append(out, "Times: floating (no zone: the same clock time wherever one is)")
+		}
+	}
+	if r.Location != "" {
+		out = append(out, "Location: "+r.Location)
+	}
+	if key != "" {
+		out = append(out, "Instance: this one only, of a recurring event")
+	} else if rule := cal.Rule(e); rule != "" {
+		out = append(out, "Repeats: "+rule)
+	}
+	if n := len(calendar.Attendees(e.Comp)); n > 0 {
+		out = append(out, fmt.Sprintf("Attendees: %d, not told (postern sends no invitations or updates)", n))
+	}
+	if d := calendar.Text(e.Comp, ical.PropDescription); d != "" {
+		out = append(out, "Description:")
+		for _, l := range compose.FirstLines(d) {
+			out = append(out, "  "+l)
+		}
+	}
+	return out, nil
+}
+
+// CalendarUpdate implements calendar_update and calendar_update_commit.
+func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdateArgs) (*generated.Action, error) {
+	if a.Summary == nil && a.Start == nil && a.End == nil && a.TimeZone == nil && a.Location == nil && a.Description == nil {
+		return nil, errors.New("nothing to change: give at least one of summary, start, end, time_zone, location or description")
+	}
+	w, key, err := s.eventTarget(ctx, a.Event)
+	if err != nil {
+		return nil, err
+	}
+	v := s.calendarView()
+	zone, err := zoneArg(a.TimeZone, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.current(ctx, w); err != nil {
+		return nil, err
+	}
+	build := func(now time.Time) (string, []string, error) {
+		return editEvent(w.o.Data, key, a, v.person, zone, now)
+	}
+	text, changed, err := build(v.now)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := v.eventLines(w.c, text, key, changed)
+	if err != nil {
+		return nil, err
+	}
+	what := "change the event"
+	if key != "" {
+		what = "change one instance of the recurring event"
+	}
+	return &generated.Action{
+		Account: w.acct.Name,
+		Preview: &generated.Prepared{Action: what + " in the calendar " + w.c.Name, Subject: calendar.Text(mustInstance(text, key, v.person), ical.PropSummary), BodyLines: lines},
+		Payload: struct {
+			Kind, Href, ETag, Zone string
+			Args                   any
+		}{generated.ToolCalendarUpdate, w.o.Href, w.o.ETag, v.person.String(), a},
+		Run: func(ctx context.Context) (any, error) {
+			text, _, err := build(time.Now())
+			if err != nil {
+				return nil, err
+			}
+			o, warn, err := s.put(ctx, w, w.o.Href, w.o.ETag, []byte(text))
+			if err != nil {
+				return nil, err
+			}
+			return s.eventWritten("updated", o, w.c, key, warn), nil
+		},
+	}, nil
+}
+
+// mustInstance is the component of the instance key of text (an empty one when it cannot be read).
+func mustInstance(text, key string, loc *time.Location) *ical.Component {
+	if cal, err := calendar.Parse(text, loc); err == nil {
+		if e, ok := cal.Instance(key); ok {
+			return e.Comp
+		}
+	}
+	return ical.NewComponent(ical.CompEvent)
+}
+
+// eventComps finds, in d, the VEVENT lines of the series of uid: the master
+// (-1 when none) and each override by its RECURRENCE-ID's raw value.
+func eventComps(d *icsDoc, uid string) (master comp, hasMaster bool, overrides []comp) {
+	for _, c := range d.components() {
+		if c.name != "VEVENT" {
+			continue
+		}
+		if l, ok := d.first(c, "UID"); ok && strings.TrimSpace(l.value()) != uid {
+			continue
+		}
+		if _, ok := d.first(c, "RECURRENCE-ID"); ok {
+			overrides = append(overrides, c)
+		} else if !hasMaster {
+			master, hasMaster = c, true
+		}
+	}
+	return
+}
+
+// sameRecurrence says whether line l (a RECURRENCE-ID) is the property p.
+func sameRecurrence(l icsLine, p *ical.Prop) bool {
+	return p != nil && strings.TrimSpace(l.value()) == strings.TrimSpace(p.Value) && l.param("TZID") == p.Params.Get(ical.ParamTimezoneID)
+}
+
+// formOf is how the master writes its DTSTART: a date, floating, UTC or in a zone.
+func formOf(e calendar.Event, line icsLine) stamp {
+	switch {
+	case e.AllDay:
+		return stamp{date: true}
+	case e.Floating:
+		return stamp{floating: true}
+	case strings.HasSuffix(strings.ToUpper(strings.TrimSpace(line.value())), "Z") || line.param("TZID") == "":
+		return stamp{zone: time.UTC}
+	}
+	return stamp{zone: e.Zone, tzid: line.param("TZID")}
+}
+
+// at is the time t written in form f (floating: the clock time in person's zone).
+func (f stamp) at(t time.Time, person *time.Location) stamp {
+	switch {
+	case f.date:
+		f.t = t
+	case f.floating:
+		f.t = t.In(person)
+	default:
+		f.t = t
+	}
+	return f
+}
+
+// stampEdits are the edits every change makes: DTSTAMP and LAST-MODIFIED now,
+// and SEQUENCE one up when the times change (RFC 5545 3.8.7.4).
+func stampEdits(d *icsDoc, c comp, now time.Time, timesChanged bool) []edit {
+	es := []edit{set("DTSTAMP", utcLine(d.eol, "DTSTAMP", now)), set("LAST-MODIFIED", utcLine(d.eol, "LAST-MODIFIED", now))}
+	if timesChanged {
+		n := 0
+		if l, ok := d.first(c, "SEQUENCE"); ok {
+			n, _ = strconv.Atoi(strings.TrimSpace(l.value()))
+		}
+		es = append(es, set("SEQUENCE", propLine(d.eol, "SEQUENCE", nil, strconv.Itoa(n+1))))
+	}
+	return es
+}
+
+// editEvent applies a's changes to the event (or to instance key of it) in
+// data and returns the new text and the names of the fields changed. zone,
+// when not nil, is the zone the new times are read and written in.
+func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *time.Location, now time.Time) (string, []string, error) {
+	cal, err := calendar.Parse(data, person)
+	if err != nil {
+		return "", nil, err
+	}
+	e, ok := cal.Instance(key)
+	if !ok {
+		return "", nil, errNoEvent
+	}
+	if key != "" && !e.Recurring {
+		return "", nil, errNoEvent
+	}
+	d, err := parseICS(data)
+	if err != nil {
+		return "", nil, err
+	}
+	master, hasMaster, overrides := eventComps(d, e.UID)
+	var target comp
+	found := false
+	if rid := e.Comp.Props.Get(ical.PropRecurrenceID); rid != nil {
+		for _, o := range overrides {
+			if l, ok := d.first(o, "RECURRENCE-ID"); ok && sameRecurrence(l, rid) {
+				target, found = o, true
+			}
+		}
+	} else if hasMaster {
+		target, found = master, true
+		if key != "" {
+			// A new override of this instance: the master's lines, byte for byte, but its
+			// recurrence, and its own times and RECURRENCE-ID.
+			ms, _ := d.first(master, "DTSTART")
+			f := formOf(e, ms)
+			var ls []icsLine
+			for i := master.begin; i <= master.end; i++ {
+				switch d.lines[i].name {
+				case "RRULE", "RDATE", "EXDATE", "EXRULE":
+					continue
+				}
+				ls = append(ls, d.lines[i])
+			}
+			at := master.end + 1
+			target = comp{begin: at, end: at + len(ls) - 1, name: "VEVENT"}
+			d.lines = append(d.lines[:at], append(ls, d.lines[at:]...)...)
+			rid := f.at(e.Start, person)
+			if e.AllDay {
+				rid = f.at(e.FirstDay, person)
+			}
+			target = d.apply(target, []edit{set("RECURRENCE-ID", rid.line(d.eol, "RECURRENCE-ID"))})
+			if e.AllDay {
+				target = d.apply(target, []edit{
+					set("DTSTART", stamp{t: e.FirstDay, date: true}.line(d.eol, "DTSTART")),
+					set("DURATION", ""),
+					set("DTEND", stamp{t: e.LastDay.AddDate(0, 0, 1), date: true}.line(d.eol, "DTEND")),
+				})
+			} else {
+				target = d.apply(target, []edit{
+					set("DTSTART", f.at(e.Start, person).line(d.eol, "DTSTART")),
+					set("DURATION", ""),
+					set("DTEND", f.at(e.End, person).line(d.eol, "DTEND")),
+				})
+			}
+		}
+	}
+	if !found {
+		return "", nil, errNoEvent
+	}
+	var changed []string
+	var edits []edit
+	if a.Summary != nil {
+		changed = append(changed, "title")
+		edits = append(edits, set("SUMMARY", textLine(d.eol, "SUMMARY", *a.Summary)))
+	}
+	if a.Location != nil {
+		changed = append(changed, "location")
+		edits = append(edits, set("LOCATION", textLine(d.eol, "LOCATION", *a.Location)))
+	}
+	if a.Description != nil {
+		changed = append(changed, "description")
+		edits = append(edits, set("DESCRIPTION", textLine(d.eol, "DESCRIPTION", *a.Description)))
+	}
+	timesChanged := a.Start != nil || a.End != nil || zone != nil
+	if timesChanged {
+		ls, _ := d.first(target, "DTSTART")
+		f := formOf(e, ls)
+		read := person
+		if zone != nil {
+			read = zone
+			if !e.AllDay {
+				f = stamp{zone: named(zone)}
+			}
+		}
+		var s0, s1 stamp
+		if e.AllDay {
+			first, last := e.FirstDay, e.LastDay
+			if a.Start != nil {
+				if first, err = parseDay("start", *a.Start); err != nil {
+					return "", nil, err
+				}
+				if a.End == nil {
+					last = first.Add(e.LastDay.Sub(e.FirstDay))
+				}
+			}
+			if a.End != nil {
+				if last, err = parseDay("end", *a.End); err != nil {
+					return "", nil, err
+				}
+			}
+			if last.Before(first) {
+				return "", nil, errors.New("end is before start; give the last day of the event, on or after its first")
+			}
+			s0, s1 = stamp{t: first, date: true}, stamp{t: last.AddDate(0, 0, 1), date: true}
+		} else {
+			t0, t1 := e.Start, e.End
+			if a.Start != nil {
+				if t0, err = parseWhen("start", *a.Start, read, false); err != nil {
+					return "", nil, err
+				}
+				if a.End == nil {
+					t1 = t0.Add(e.End.Sub(e.Start))
+				}
+			}
+			if a.End != nil {
+				if t1, err = parseWhen("end", *a.End, read, false); err != nil {
+					return "", nil, err
+				}
+			}
+			if !t1.After(t0) {
+				return "", nil, errors.New("end is not after start; give an end later than the start")
+			}
+			s0, s1 = f.at(t0, person), f.at(t1, person)
+			if f.zone != nil && f.zone != time.UTC && f.tzid == "" {
+				// The VTIMEZONE goes before the first component: the target moves down.
+				n := len(d.lines)
+				d.addTimezone(f.zone, t0.Year())
+				target.begin += len(d.lines) - n
+				target.end += len(d.lines) - n
+			}
+		}
+		if a.Start != nil || zone != nil {
+			changed = append(changed, "start")
+			edits = append(edits, set("DTSTART", s0.line(d.eol, "DTSTART")))
+		}
+		changed = append(changed, "end")
+		edits = append(edits, set("DURATION", ""), set("DTEND", s1.line(d.eol, "DTEND")))
+	}
+	target = d.apply(target, edits)
+	d.apply(target, stampEdits(d, target, now, timesChanged))
+	return d.String(), changed, nil
+}
+
+// CalendarCancel implements calendar_cancel and calendar_cancel_commit.
+func (s *Service) CalendarCancel(ctx context.Context, a *generated.CalendarCancelArgs) (*generated.Action, error) {
+	w, key, err := s.eventTarget(ctx, a.Event)
+	if err != nil {
+		return nil, err
+	}
+	v := s.calendarView()
+	if err := s.current(ctx, w); err != nil {
+		return nil, err
+	}
+	cal, err := calendar.Parse(w.o.Data, v.person)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := cal.Instance(key)
+	if !ok {
+		return nil, errNoEvent
+	}
+	lines, err := v.eventLines(w.c, w.o.Data, key, nil)
+	if err != nil {
+		return nil, err
+	}
+	payload := func(how string) any {
+		return struct{ Kind, How, Href, ETag, Key string }{generated.ToolCalendarCancel, how, w.o.Href, w.o.ETag, key}
+	}
+	summary := calendar.Text(e.Comp, ical.PropSummary)
+	if key != "" && e.Recurring {
+		build := func(now time.Time) (string, error) { return excludeInstance(w.o.Data, key, v.person, now) }
+		if _, err := build(v.now); err != nil {
+			return nil, err
+		}
+		return &generated.Action{
+			Account: w.acct.Name,
+			Preview: &generated.Prepared{Action: "cancel one instance of the recurring event in the calendar " + w.c.Name + " (an EXDATE; the other dates stay)", Subject: summary, BodyLines: lines},
+			Payload: payload("exclude an instance"),
+			Run: func(ctx context.Context) (any, error) {
+				text, err := build(time.Now())
+				if err != nil {
+					return nil, err
+				}
+				_, warn, err := s.put(ctx, w, w.o.Href, w.o.ETag, []byte(text))
+				if err != nil {
+					return nil, err
+				}
+				return &generated.EventWritten{Outcome: "cancelled", Calendar: w.c.Name, Account: w.c.Account, Warning: warn}, nil
+			},
+		}, nil
+	}
+	if d, _ := parseICS(w.o.Data); d != nil && hasAttendees(d) {
+		build := func(now time.Time) (string, error) {
+			d, err := parseICS(w.o.Data)
+			if err != nil {
+				return "", err
+			}
+			for _, c := range d.components() {
+				if c.name != "VEVENT" {
+					continue
+				}
+				c = d.apply(c, []edit{set("STATUS", propLine(d.eol, "STATUS", nil, "CANCELLED"))})
+				d.apply(c, stampEdits(d, c, now, true))
+			}
+			return d.String(), nil
+		}
+		return &generated.Action{
+			Account: w.acct.Name,
+			Preview: &generated.Prepared{Action: "mark the event cancelled in the calendar " + w.c.Name + " (it has attendees: it is kept, STATUS:CANCELLED, and they are not told)", Subject: summary, BodyLines: lines},
+			Payload: payload("mark cancelled"),
+			Run: func(ctx context.Context) (any, error) {
+				text, err := build(time.Now())
+				if err != nil {
+					return nil, err
+				}
+				_, warn, err := s.put(ctx, w, w.o.Href, w.o.ETag, []byte(text))
+				if err != nil {
+					return nil, err
+				}
+				return &generated.EventWritten{Outcome: "cancelled", Calendar: w.c.Name, Account: w.c.Account, Warning: warn}, nil
+			},
+		}, nil
+	}
+	what := "delete the event from the calendar " + w.c.Name
+	if e.Recurring {
+		what += ", every instance of it"
+	}
+	return &generated.Action{
+		Account: w.acct.Name,
+		Preview: &generated.Prepared{Action: what, Subject: summary, BodyLines: lines},
+		Payload: payload("remove the object"),
+		Run: func(ctx context.Context) (any, error) {
+			warn, err := s.remove(ctx, w)
+			if err != nil {
+				return nil, err
+			}
+			return &generated.EventWritten{Outcome: "deleted", Calendar: w.c.Name, Account: w.c.Account, Warning: warn}, nil
+		},
+	}, nil
+}
+
+// remove deletes the object with If-Match of the ETag read, and from the store.
+func (s *Service) remove(ctx context.Context, w *davObject) (string, error) {
+	err := w.cl.DeleteIfMatch(ctx, w.o.Href, w.o.ETag)
+	if errors.Is(err, caldav.ErrConflict) {
+		return "", s.conflict(ctx, w)
+	}
+	if err != nil {
+		return "", fmt.Errorf("nothing was deleted: %w", err)
+	}
+	if err := w.st.DeleteObjects(ctx, w.c.ID, []string{w.o.Href}); err != nil {
+		return "the " + w.noun + " was deleted, but the local copy was not (" + err.Error() + "); run postern sync", nil
+	}
+	return "", nil
+}
+
+func hasAttendees(d *icsDoc) bool {
+	for _, c := range d.components() {
+		if c.name == "VEVENT" && len(d.props(c, "ATTENDEE")) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// excludeInstance adds to the master of data an EXDATE of instance key,
+// written as the master writes its start, and removes the instance's override.
+func excludeInstance(data, key string, person *time.Location, now time.Time) (string, error) {
+	cal, err := calendar.Parse(data, person)
+	if err != nil {
+		return "", err
+	}
+	e, ok := cal.Instance(key)
+	if !ok {
+		return "", errNoEvent
+	}
+	d, err := parseICS(data)
+	if err != nil {
+		return "", err
+	}
+	master, hasMaster, overrides := eventComps(d, e.UID)
+	if !hasMaster {
+		return "", errors.New("this instance belongs to no series on the server (only the instance is there); cancel it by changing it in the person's calendar program")
+	}
+	me, ok := cal.Instance("")
+	if !ok {
+		return "", errNoEvent
+	}
+	ms, _ := d.first(master, "DTSTART")
+	f := formOf(me, ms)
+	var orig time.Time
+	if f.date {
+		orig, err = time.Parse("20060102", key)
+	} else {
+		orig, err = time.Parse("20060102T150405Z", key)
+	}
+	if err != nil {
+		return "", errNoEvent
+	}
+	// The override of this instance goes (from the last line up, so indexes hold).
+	if rid := e.Comp.Props.Get(ical.PropRecurrenceID); rid != nil {
+		for k := len(overrides) - 1; k >= 0; k-- {
+			o := overrides[k]
+			if l, ok := d.first(o, "RECURRENCE-ID"); ok && sameRecurrence(l, rid) {
+				d.lines = append(d.lines[:o.begin], d.lines[o.end+1:]...)
+				if o.begin < master.begin {
+					master.begin -= o.end - o.begin + 1
+					master.end -= o.end - o.begin + 1
+				}
+			}
+		}
+	}
+	ex := f.at(orig, person)
+	master = d.apply(master, []edit{add("EXDATE", ex.line(d.eol, "EXDATE"))})
+	d.apply(master, stampEdits(d, master, now, true))
+	return d.String(), nil
+}

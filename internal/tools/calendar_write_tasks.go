@@ -1,0 +1,355 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-ical"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/compose"
+	"github.com/postern-mcp/postern/internal/source/caldav"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// taskTarget reads the task an id names, with what writing it takes.
+func (s *Service) taskTarget(ctx context.Context, id string) (*davObject, error) {
+	n, ok := parseObjectID(id, 't')
+	if !ok {
+		return nil, errNoTask
+	}
+	o, c, err := s.object(ctx, n, store.ObjectTodo)
+	if err != nil {
+		if errors.Is(err, store.ErrNoObject) {
+			return nil, errNoTask
+		}
+		return nil, err
+	}
+	acct, err := s.writeAccount(c, "task list")
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	return &davObject{st: st, o: o, c: c, acct: acct, noun: "task", read: generated.ToolTaskGet}, nil
+}
+
+// dueStamp reads a due date or time: a date stays a date; a time is written
+// in the person's zone.
+func dueStamp(s string, person *time.Location) (stamp, error) {
+	if t, err := time.Parse(rowDay, strings.TrimSpace(s)); err == nil {
+		return stamp{t: t, date: true}, nil
+	}
+	t, err := parseWhen("due", s, person, false)
+	if err != nil {
+		return stamp{}, err
+	}
+	return stamp{t: t, zone: named(person)}, nil
+}
+
+// taskEdit says what a task write changes.
+type taskEdit struct {
+	summary, due, description, status *string
+	priority                          *int
+	complete, reopen                  bool
+}
+
+func (te taskEdit) names() []string {
+	var out []string
+	for _, x := range []struct {
+		set  bool
+		name string
+	}{{te.summary != nil, "title"}, {te.due != nil, "due"}, {te.priority != nil, "priority"}, {te.description != nil, "description"},
+		{te.status != nil || te.complete || te.reopen, "state"}} {
+		if x.set {
+			out = append(out, x.name)
+		}
+	}
+	return out
+}
+
+// editTask applies te to the task of data.
+func editTask(data string, te taskEdit, person *time.Location, now time.Time) (string, error) {
+	d, err := parseICS(data)
+	if err != nil {
+		return "", err
+	}
+	var target comp
+	found := false
+	var todos []comp
+	for _, c := range d.components() {
+		if c.name == "VTODO" {
+			todos = append(todos, c)
+		}
+	}
+	for _, c := range todos {
+		if _, over := d.first(c, "RECURRENCE-ID"); !over {
+			target, found = c, true
+			break
+		}
+	}
+	if !found && len(todos) > 0 {
+		target, found = todos[0], true
+	}
+	if !found {
+		return "", errNoTask
+	}
+	var edits []edit
+	if te.summary != nil {
+		edits = append(edits, set("SUMMARY", textLine(d.eol, "SUMMARY", *te.summary)))
+	}
+	if te.description != nil {
+		edits = append(edits, set("DESCRIPTION", textLine(d.eol, "DESCRIPTION", *te.description)))
+	}
+	if te.priority != nil {
+		line := ""
+		if *te.priority > 0 {
+			line = propLine(d.eol, "PRIORITY", nil, strconv.Itoa(*te.priority))
+		}
+		edits = append(edits, set("PRIORITY", line))
+	}
+	if te.due != nil {
+		line := ""
+		if *te.due != "" {
+			st, err := dueStamp(*te.due, person)
+			if err != nil {
+				return "", err
+			}
+			if !st.date && st.zone != time.UTC {
+				n := len(d.lines)
+				d.addTimezone(st.zone, st.t.Year())
+				target.begin += len(d.lines) - n
+				target.end += len(d.lines) - n
+			}
+			line = st.line(d.eol, "DUE")
+		}
+		edits = append(edits, set("DUE", line))
+	}
+	if te.status != nil {
+		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, strings.ToUpper(*te.status))))
+	}
+	if te.complete {
+		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, "COMPLETED")), set("COMPLETED", utcLine(d.eol, "COMPLETED", now)))
+		if _, ok := d.first(target, "PERCENT-COMPLETE"); ok {
+			edits = append(edits, set("PERCENT-COMPLETE", propLine(d.eol, "PERCENT-COMPLETE", nil, "100")))
+		}
+	}
+	if te.reopen {
+		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, "NEEDS-ACTION")), set("COMPLETED", ""))
+		if _, ok := d.first(target, "PERCENT-COMPLETE"); ok {
+			edits = append(edits, set("PERCENT-COMPLETE", propLine(d.eol, "PERCENT-COMPLETE", nil, "0")))
+		}
+	}
+	target = d.apply(target, edits)
+	d.apply(target, stampEdits(d, target, now, false))
+	return d.String(), nil
+}
+
+// taskLines are the preview of the task text would store.
+func (v calView) taskLines(c *store.Collection, text string, changed []string) ([]string, string, error) {
+	o := &store.Object{Data: text}
+	t, ok := task(o, v.person)
+	if !ok {
+		return nil, "", errors.New("the changed task cannot be read back; nothing was prepared")
+	}
+	r := v.taskRow(o, c, t)
+	var out []string
+	if len(changed) > 0 {
+		out = append(out, "Changes: "+strings.Join(changed, ", "))
+	}
+	out = append(out, "List: "+c.Name+" (account "+c.Account+")", "Title: "+r.Summary, "Status: "+r.Status)
+	if r.Due != "" {
+		out = append(out, "Due: "+r.Due)
+	}
+	if r.Priority != nil {
+		out = append(out, fmt.Sprintf("Priority: %d", *r.Priority))
+	}
+	if !t.Completed.IsZero() {
+		out = append(out, "Completed: "+showTime(t.Completed, v.person))
+	}
+	if d := calendar.Text(t.Comp, ical.PropDescription); d != "" {
+		out = append(out, "Description:")
+		for _, l := range compose.FirstLines(d) {
+			out = append(out, "  "+l)
+		}
+	}
+	return out, t.Summary, nil
+}
+
+// taskWritten is a commit's answer: the task as now stored.
+func (s *Service) taskWritten(outcome string, o *store.Object, c *store.Collection, warn string) *generated.TaskWritten {
+	res := &generated.TaskWritten{Outcome: outcome, List: c.Name, Account: c.Account, Warning: warn}
+	if o == nil {
+		return res
+	}
+	v := s.calendarView()
+	if t, ok := task(o, v.person); ok {
+		r := v.taskRow(o, c, t)
+		res.Task = &r
+	}
+	return res
+}
+
+// TaskCreate implements task_create and task_create_commit.
+func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (*generated.Action, error) {
+	st, c, acct, err := s.targetCollection(ctx, a.List, "task list", store.KindTasks, store.KindCalendar)
+	if err != nil {
+		return nil, err
+	}
+	v := s.calendarView()
+	var due *stamp
+	if a.Due != nil && *a.Due != "" {
+		d, err := dueStamp(*a.Due, v.person)
+		if err != nil {
+			return nil, err
+		}
+		due = &d
+	}
+	build := func(uid string, now time.Time) string {
+		eol := "\r\n"
+		var b strings.Builder
+		b.WriteString("BEGIN:VCALENDAR" + eol + "VERSION:2.0" + eol + "PRODID:-//postern//postern//EN" + eol)
+		if due != nil && !due.date && due.zone != time.UTC {
+			b.WriteString(vtimezone(eol, due.zone, due.t.Year()-1, due.t.Year()+1))
+		}
+		b.WriteString("BEGIN:VTODO" + eol)
+		b.WriteString(propLine(eol, "UID", nil, uid))
+		b.WriteString(utcLine(eol, "DTSTAMP", now) + utcLine(eol, "CREATED", now) + utcLine(eol, "LAST-MODIFIED", now))
+		b.WriteString(textLine(eol, "SUMMARY", a.Summary))
+		b.WriteString("STATUS:NEEDS-ACTION" + eol)
+		if due != nil {
+			b.WriteString(due.line(eol, "DUE"))
+		}
+		if a.Priority != nil && *a.Priority > 0 {
+			b.WriteString(propLine(eol, "PRIORITY", nil, strconv.Itoa(*a.Priority)))
+		}
+		if a.Description != nil {
+			b.WriteString(textLine(eol, "DESCRIPTION", *a.Description))
+		}
+		b.WriteString("END:VTODO" + eol + "END:VCALENDAR" + eol)
+		return b.String()
+	}
+	lines, summary, err := v.taskLines(c, build("preview@postern", v.now), nil)
+	if err != nil {
+		return nil, err
+	}
+	return &generated.Action{
+		Account: acct.Name,
+		Preview: &generated.Prepared{Action: "create a task in the list " + c.Name, Subject: summary, BodyLines: lines},
+		Payload: struct {
+			Kind, Collection, Zone string
+			Args                   any
+		}{generated.ToolTaskCreate, c.URL, v.person.String(), a},
+		Run: func(ctx context.Context) (any, error) {
+			w := &davObject{st: st, c: c, acct: acct, noun: "task", read: generated.ToolTaskGet}
+			cl, err := caldav.ClientFor(ctx, acct, c)
+			if err != nil {
+				return nil, fmt.Errorf("nothing was written: %w", err)
+			}
+			w.cl = cl
+			uid := newUID()
+			o, warn, err := s.put(ctx, w, hrefIn(cl, c, strings.TrimSuffix(uid, "@postern")+".ics"), "", []byte(build(uid, time.Now())))
+			if err != nil {
+				return nil, err
+			}
+			return s.taskWritten("created", o, c, warn), nil
+		},
+	}, nil
+}
+
+// taskChange is the action of te on the task id.
+func (s *Service) taskChange(ctx context.Context, id, kind, what, outcome string, te taskEdit) (*generated.Action, error) {
+	w, err := s.taskTarget(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v := s.calendarView()
+	if err := s.current(ctx, w); err != nil {
+		return nil, err
+	}
+	text, err := editTask(w.o.Data, te, v.person, v.now)
+	if err != nil {
+		return nil, err
+	}
+	lines, summary, err := v.taskLines(w.c, text, te.names())
+	if err != nil {
+		return nil, err
+	}
+	return &generated.Action{
+		Account: w.acct.Name,
+		Preview: &generated.Prepared{Action: what + " in the list " + w.c.Name, Subject: summary, BodyLines: lines},
+		Payload: struct {
+			Kind, Href, ETag, Zone string
+			Edit                   any
+		}{kind, w.o.Href, w.o.ETag, v.person.String(), struct {
+			Summary, Due, Description, Status *string
+			Priority                          *int
+			Complete, Reopen                  bool
+		}{te.summary, te.due, te.description, te.status, te.priority, te.complete, te.reopen}},
+		Run: func(ctx context.Context) (any, error) {
+			text, err := editTask(w.o.Data, te, v.person, time.Now())
+			if err != nil {
+				return nil, err
+			}
+			o, warn, err := s.put(ctx, w, w.o.Href, w.o.ETag, []byte(text))
+			if err != nil {
+				return nil, err
+			}
+			return s.taskWritten(outcome, o, w.c, warn), nil
+		},
+	}, nil
+}
+
+// TaskUpdate implements task_update and task_update_commit.
+func (s *Service) TaskUpdate(ctx context.Context, a *generated.TaskUpdateArgs) (*generated.Action, error) {
+	te := taskEdit{summary: a.Summary, due: a.Due, description: a.Description, status: a.Status, priority: a.Priority}
+	if len(te.names()) == 0 {
+		return nil, errors.New("nothing to change: give at least one of summary, due, priority, description or status")
+	}
+	return s.taskChange(ctx, a.Task, generated.ToolTaskUpdate, "change the task", "updated", te)
+}
+
+// TaskComplete implements task_complete and task_complete_commit.
+func (s *Service) TaskComplete(ctx context.Context, a *generated.TaskCompleteArgs) (*generated.Action, error) {
+	return s.taskChange(ctx, a.Task, generated.ToolTaskComplete, "mark the task completed", "completed", taskEdit{complete: true})
+}
+
+// TaskReopen implements task_reopen and task_reopen_commit.
+func (s *Service) TaskReopen(ctx context.Context, a *generated.TaskReopenArgs) (*generated.Action, error) {
+	return s.taskChange(ctx, a.Task, generated.ToolTaskReopen, "reopen the task", "reopened", taskEdit{reopen: true})
+}
+
+// TaskDelete implements task_delete and task_delete_commit.
+func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (*generated.Action, error) {
+	w, err := s.taskTarget(ctx, a.Task)
+	if err != nil {
+		return nil, err
+	}
+	v := s.calendarView()
+	if err := s.current(ctx, w); err != nil {
+		return nil, err
+	}
+	lines, summary, err := v.taskLines(w.c, w.o.Data, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &generated.Action{
+		Account: w.acct.Name,
+		Preview: &generated.Prepared{Action: "delete the task from the list " + w.c.Name + ", which cannot be undone", Subject: summary, BodyLines: lines},
+		Payload: struct{ Kind, Href, ETag string }{generated.ToolTaskDelete, w.o.Href, w.o.ETag},
+		Run: func(ctx context.Context) (any, error) {
+			warn, err := s.remove(ctx, w)
+			if err != nil {
+				return nil, err
+			}
+			return s.taskWritten("deleted", nil, w.c, warn), nil
+		},
+	}, nil
+}
