@@ -125,6 +125,8 @@ func (p *parser) walk(fs fields, body io.Reader, depth int, defaultType string) 
 			}
 			_, _ = io.Copy(io.Discard, br)
 			n = counter(cr.n)
+		} else if isCalendarPart(e.ctype, name) {
+			n = counter(p.keepCalendar(e, dec)) // an invitation attached (calendar.go)
 		} else if b64, ok := dec.(*b64Reader); ok {
 			n = counter(b64.size()) // only the size is kept: no need to decode
 		} else {
@@ -137,6 +139,9 @@ func (p *parser) walk(fs fields, body io.Reader, depth int, defaultType string) 
 		return bodyText{}
 	}
 	if !isText {
+		if isCalendarPart(e.ctype, name) {
+			p.keepCalendar(e, dec)
+		}
 		_, _ = io.Copy(io.Discard, dec)
 		p.checkDecoder(dec, name, e.ctype)
 		return bodyText{}
@@ -151,6 +156,9 @@ func (p *parser) walk(fs fields, body io.Reader, depth int, defaultType string) 
 	}
 	raw, cut := readCapped(dec, limit)
 	p.checkDecoder(dec, name, e.ctype)
+	if e.ctype == "text/calendar" {
+		p.noteCalendar(e, raw, cut) // an invitation inline (calendar.go)
+	}
 	cs := e.params["charset"]
 	if kind == kindHTML && vagueCharsets[normCharset(cs)] && !utf8.Valid(raw) {
 		if m := metaCharset(raw); m != "" {

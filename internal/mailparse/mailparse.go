@@ -53,6 +53,9 @@ type Message struct {
 	Headers     []Header
 	Size        int64    // raw bytes read
 	Problems    []string // what could not be read; never fatal
+
+	// Invitation is the iTIP request or cancellation the message carries (calendar.go), if any.
+	Invitation *Invitation
 }
 
 // MaxText is the most body text a Message keeps, in bytes.

@@ -35,6 +35,11 @@ func Fill(nm *store.NewMessage, p *mailparse.Message) {
 	nm.List, nm.OneClick, nm.Unsubscribe = l.IsList, l.OneClick, l.Unsubscribe
 	store.ShowListHeaders(nm.Headers)
 	nm.Problems = p.Problems
+	// An iTIP invitation (RFC 6047) is marked and its iCalendar text kept for mail_show and
+	// calendar_respond (store/invite.go).
+	if inv := p.Invitation; inv != nil {
+		nm.Invitation, nm.InvitationUID, nm.Calendar = strings.ToLower(inv.Method), inv.UID, inv.Calendar
+	}
 	if nm.Size == 0 {
 		nm.Size = p.Size
 	}

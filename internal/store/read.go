@@ -40,6 +40,9 @@ type Row struct {
 	// List: it comes from a mailing list; OneClick: it offers an RFC 8058 one-click
 	// unsubscribe (its URIs: Store.Unsubscribe).
 	List, OneClick bool
+	// Invitation: InvitationRequest or InvitationCancel when it carries an iTIP invitation
+	// for the event InvitationUID (invite.go); "" when not.
+	Invitation, InvitationUID string
 }
 
 // Filter selects messages. Accounts limits every query to the accounts a
@@ -66,14 +69,14 @@ type exprKey struct {
 	term  int
 }
 
-const rowColumns = `m.id, a.name, f.name, m.uid, m.message_id, m.in_reply_to, m.thread_id, m.date, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.flags, m.size, m.attachments, m.forged, m.withheld, m.list, m.one_click`
+const rowColumns = `m.id, a.name, f.name, m.uid, m.message_id, m.in_reply_to, m.thread_id, m.date, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.flags, m.size, m.attachments, m.forged, m.withheld, m.list, m.one_click, m.invitation, m.invitation_uid`
 
 func scanRow(sc interface{ Scan(...any) error }) (*Row, error) {
 	r := &Row{}
 	var date int64
 	var to, cc, atts string
 	if err := sc.Scan(&r.ID, &r.Account, &r.Folder, &r.UID, &r.MessageID, &r.InReplyTo, &r.ThreadID, &date, &r.Subject,
-		&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld, &r.List, &r.OneClick); err != nil {
+		&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld, &r.List, &r.OneClick, &r.Invitation, &r.InvitationUID); err != nil {
 		return nil, err
 	}
 	r.Date = time.Unix(date, 0).UTC()
@@ -600,7 +603,7 @@ func (s *Store) messagesIn(ctx context.Context, f *Filter, win *window, limit in
 		var date int64
 		var to, cc, atts string
 		if err := rows.Scan(&r.ID, &r.Account, &r.Folder, &r.UID, &r.MessageID, &r.InReplyTo, &r.ThreadID, &date, &r.Subject,
-			&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld, &r.List, &r.OneClick, &n); err != nil {
+			&r.From.Name, &r.From.Email, &to, &cc, &r.Flags, &r.Size, &atts, &r.Forged, &r.Withheld, &r.List, &r.OneClick, &r.Invitation, &r.InvitationUID, &n); err != nil {
 			return nil, false, s.explain(err)
 		}
 		r.Date = time.Unix(date, 0).UTC()
@@ -705,13 +708,14 @@ type Body struct {
 	Truncated bool
 	Headers   []Header
 	Problems  []string
+	Calendar  string // an invitation's iCalendar text (invite.go); "" when it is none
 }
 
 // Body returns the stored body of message id.
 func (s *Store) Body(ctx context.Context, id int64) (*Body, error) {
 	b := &Body{}
 	var headers, problems string
-	err := s.db.QueryRowContext(ctx, `SELECT text, truncated, headers, problems FROM bodies WHERE id=?`, id).Scan(&b.Text, &b.Truncated, &headers, &problems)
+	err := s.db.QueryRowContext(ctx, `SELECT text, truncated, headers, problems, calendar FROM bodies WHERE id=?`, id).Scan(&b.Text, &b.Truncated, &headers, &problems, &b.Calendar)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoMessage
 	}

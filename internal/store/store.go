@@ -28,7 +28,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 10
+const schemaVersion = 11
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -159,12 +159,14 @@ var upgrades = map[int][]string{
 		`CREATE INDEX IF NOT EXISTS dav_objects_start ON dav_objects(collection_id, kind, start)`,
 	},
 	// 7: the mailing-list columns, added and filled by fillLists (lists.go).
+	// 10: the invitation columns, added by addInviteColumns (invite.go).
 }
 
 // goUpgrades[v] runs after upgrades[v], in the same transaction.
 var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
-	3: rebuildIndexes,
-	7: fillLists,
+	3:  rebuildIndexes,
+	7:  fillLists,
+	10: addInviteColumns,
 }
 
 const (

@@ -70,6 +70,9 @@ type NewMessage struct {
 	// and never shown (Headers holds them as mailparse.ShowUnsubscribe shows them).
 	List, OneClick bool
 	Unsubscribe    []string
+	// Invitation: InvitationRequest or InvitationCancel when it carries an iTIP invitation,
+	// InvitationUID its event's UID and Calendar its iCalendar text (invite.go).
+	Invitation, InvitationUID, Calendar string
 }
 
 // EnsureAccount returns the id of the account, creating it.
@@ -424,11 +427,12 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batch, error) {
 		{&b.exists, `SELECT count(*) FROM messages WHERE folder_id=? AND uid=?`},
 		{&b.maxID, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`},
 		{&b.insert, `INSERT INTO messages(id, account_id, folder_id, uid, message_id, in_reply_to, thread_id, date, subject,
-		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld, list, one_click, unsubscribe)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld, list, one_click, unsubscribe,
+		invitation, invitation_uid)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(folder_id, uid) DO NOTHING`},
 		{&b.ref, `INSERT INTO refs(message, ref) VALUES(?, ?)`},
-		{&b.body, `INSERT INTO bodies(id, text, truncated, headers, problems) VALUES(?,?,?,?,?)`},
+		{&b.body, `INSERT INTO bodies(id, text, truncated, headers, problems, calendar) VALUES(?,?,?,?,?,?)`},
 		{&b.meta, `INSERT INTO meta_fts(rowid, subject, from_addr, to_addr, cc_addr, attachments) VALUES(?,?,?,?,?,?)`},
 		{&b.text, `INSERT INTO body_fts(rowid, text) VALUES(?,?)`},
 		{&b.threadByMsgID, `SELECT thread_id FROM messages WHERE account_id=? AND message_id=?`},
@@ -482,7 +486,7 @@ func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) 
 	}
 	if _, err := b.insert.ExecContext(ctx, id, f.AccountID, f.ID, m.UID, m.MessageID, m.InReplyTo, thread, date.Unix(), m.Subject,
 		m.From.Name, m.From.Email, joinAddrs(m.To), joinAddrs(m.Cc), m.Flags, m.Size, atts, m.ModSeq, m.Forged, m.Withheld,
-		m.List, m.OneClick, strings.Join(m.Unsubscribe, "\n")); err != nil {
+		m.List, m.OneClick, strings.Join(m.Unsubscribe, "\n"), m.Invitation, m.InvitationUID); err != nil {
 		return s.explain(err)
 	}
 	refs := append([]string{}, m.References...)
@@ -496,7 +500,7 @@ func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) 
 	}
 	headers, _ := json.Marshal(m.Headers)
 	problems := strings.Join(m.Problems, "\n")
-	if _, err := b.body.ExecContext(ctx, id, m.Text, m.TextTruncated, string(headers), problems); err != nil {
+	if _, err := b.body.ExecContext(ctx, id, m.Text, m.TextTruncated, string(headers), problems, m.Calendar); err != nil {
 		return s.explain(err)
 	}
 	if _, err := b.meta.ExecContext(ctx,

@@ -146,7 +146,7 @@ func recipients(as []store.Address, left *budget, more *int) []string {
 // rowText is what a message row counts for against a list's budget.
 func rowText(m *generated.MessageRow) int {
 	n := shown(m.ID) + shown(m.Account) + shown(m.Folder) + shown(m.Date) + shown(m.From) +
-		shown(m.Subject) + shown(m.Thread) + shown(m.Withheld)
+		shown(m.Subject) + shown(m.Thread) + shown(m.Withheld) + len(m.Invitation)
 	for _, s := range m.To {
 		n += shown(s)
 	}
@@ -275,6 +275,9 @@ func messageRow(r *store.Row, v rowView) generated.MessageRow {
 	}
 	if r.OneClick {
 		out.OneClick = ptr(true)
+	}
+	if r.Invitation != "" {
+		out.Invitation = r.Invitation
 	}
 	if want("thread") {
 		if r.ThreadID != r.ID {
@@ -591,6 +594,9 @@ func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*gen
 	}
 	accts, _ := s.visibleNames()
 	res := &generated.MessageText{Message: messageRow(r, rowView{noAccount: len(accts) == 1, own: s.rowOwn()}), Problems: b.Problems}
+	if r.Invitation != "" {
+		res.Invitation = s.invitationView(ctx, r, b) // invite.go
+	}
 	if r.Withheld != "" {
 		res.Text = "[postern withholds this message's text: " + r.Withheld + ". The person can read it in their mail program.]"
 		return res, nil

@@ -1,0 +1,429 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-ical"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/compose"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/source/caldav"
+	"github.com/postern-mcp/postern/internal/store"
+)
+
+// Invitations in mail. A message the sync marked (store.Row.Invitation) shows its event in
+// mail_show, read from the iCalendar text the store keeps (store.Body.Calendar); every string
+// of it leaves through the answer boundary as the catalog's formats say. calendar_respond
+// answers one: a send (mail:send), whose handler also wants calendar:write since it writes
+// the person's calendar copy. The commit sends the REPLY once, keeps a copy in Sent, then puts
+// the event in the calendar with If-None-Match (new) or If-Match (the UID already there) and
+// stores what the server then holds; what fails after the send is a warning, never a retry.
+
+// CalendarRespond implements calendar_respond and calendar_respond_commit.
+func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarRespondArgs) (*generated.Action, error) {
+	if !hasScope(ctx, generated.ScopeCalendarWrite) {
+		return nil, errors.New(generated.ToolCalendarRespond + " writes the person's calendar as well as sending the reply, so it needs the scope " +
+			strconv.Quote(generated.ScopeCalendarWrite) + " besides " + strconv.Quote(generated.ScopeMailSend) + ", which this connection was not granted; ask the person to grant " + generated.ScopeCalendarWrite)
+	}
+	ans, ok := invAnswers[a.Answer]
+	if !ok {
+		return nil, errors.New("answer is accept, tentative or decline")
+	}
+	st, r, err := s.message(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	switch r.Invitation {
+	case store.InvitationRequest:
+	case store.InvitationCancel:
+		return nil, fmt.Errorf("message %s cancels a meeting; there is nothing to answer", a.ID)
+	default:
+		return nil, fmt.Errorf("message %s carries no meeting invitation (a text/calendar part with METHOD:REQUEST); only a row with invitation: request can be answered", a.ID)
+	}
+	if r.Forged {
+		return nil, fmt.Errorf("message %s failed its sender's checks (DMARC, SPF or DKIM), so its organiser may not be who it says: postern does not answer it; the person can answer it in a mail program if it is genuine", a.ID)
+	}
+	b, err := st.Body(ctx, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	if b.Calendar == "" {
+		return nil, fmt.Errorf("message %s was synced before postern kept invitations' calendar parts; answer it in a mail program", a.ID)
+	}
+	acct, err := s.sendingAccount(r.Account, true)
+	if err != nil {
+		return nil, err
+	}
+	own := ownAddresses(acct)
+	var ownAddrs []string
+	for _, o := range own {
+		ownAddrs = append(ownAddrs, o.Addr)
+	}
+	iv, err := readInvite(b.Calendar, ownAddrs)
+	if err != nil {
+		return nil, err
+	}
+	org, err := compose.ParseAddress("organizer", iv.organizer)
+	if err != nil {
+		return nil, fmt.Errorf("the invitation's organiser %q is not an address postern can write to; answer it in a mail program", iv.organizer)
+	}
+	if err := s.checkRecipients([]string{org.Addr}); err != nil {
+		return nil, err
+	}
+	from := own[0]
+	for _, o := range own {
+		if strings.EqualFold(o.Addr, iv.me) {
+			from = o
+			break
+		}
+	}
+	summary := compose.CleanLine(calendar.Text(iv.comps[0], ical.PropSummary), 200)
+	title := summary
+	if title == "" {
+		title = "an invitation"
+	}
+	who := from.Addr
+	if from.Name != "" {
+		who = compose.CleanLine(from.Name, 200) + " <" + from.Addr + ">"
+	}
+	m := compose.Message{
+		From: from, To: []compose.Address{{Addr: org.Addr}}, Subject: ans.subject + ": " + title,
+		Body: fmt.Sprintf("%s has answered the invitation %q: %s.\n", who, title, ans.word),
+	}
+	// The REPLY as previewed and hashed carries no DTSTAMP of its own: the commit stamps it
+	// when it goes out, as a message gets its Date.
+	ics, err := iv.reply(ans.partstat, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	tgt, note, err := s.calendarTarget(ctx, a.Calendar, ownAddrs, iv, ans.partstat)
+	if err != nil {
+		return nil, err
+	}
+	cm := compose.CalendarMessage{Message: m, Method: "REPLY", Calendar: ics}
+	what := "answer a meeting invitation: send its organiser an iMIP reply (" + ans.word + ") and "
+	switch {
+	case tgt == nil:
+		what += "keep no calendar copy (" + note + ")"
+	case tgt.existing != nil:
+		what += "update the person's calendar copy of the event"
+	default:
+		what += "put the event in the person's calendar"
+	}
+	p := preview(m, what)
+	p.BodyLines = append(p.BodyLines, "--- text/calendar; method=REPLY ---")
+	for _, l := range strings.Split(invUnfold(ics), "\r\n") {
+		if strings.HasPrefix(l, "DTSTAMP") || l == "" {
+			continue
+		}
+		p.BodyLines = append(p.BodyLines, l)
+	}
+	if tgt != nil {
+		p.BodyLines = append(p.BodyLines, "--- calendar copy ---", "calendar "+tgt.coll.Name+" of account "+tgt.acct.Name)
+	}
+	payload := struct {
+		Kind, Message string
+		Mail          any
+		Copy          *invTargetKey
+	}{generated.ToolCalendarRespond, store.EncodeID(r.ID), cm.Normalized(), tgt.key()}
+	return &generated.Action{
+		Account: acct.Name, Preview: p, Payload: payload,
+		Run: func(ctx context.Context) (any, error) {
+			return s.respond(ctx, acct, cm, iv, ans.partstat, ans.word, tgt, note)
+		},
+	}, nil
+}
+
+// unfold joins an iCalendar text's continuation lines.
+func invUnfold(s string) string { return strings.ReplaceAll(s, "\r\n ", "") }
+
+// invTarget is the calendar the person's copy goes in, and the copy there already is.
+type invTarget struct {
+	acct     config.Account
+	coll     *store.Collection
+	existing *store.Object
+}
+
+// invTargetKey is what of a target binds the token.
+type invTargetKey struct{ Account, Calendar, Href, ETag string }
+
+func (t *invTarget) key() *invTargetKey {
+	if t == nil {
+		return nil
+	}
+	k := &invTargetKey{Account: t.acct.Name, Calendar: t.coll.URL}
+	if t.existing != nil {
+		k.Href, k.ETag = t.existing.Href, t.existing.ETag
+	}
+	return k
+}
+
+// calendarTarget finds the calendar of the person's copy: the one named; else one that holds
+// the event already; else the first writable calendar of a visible CalDAV account whose user
+// or address is one of the person's. nil and why when there is none (or the answer is a
+// decline and the event is in no calendar).
+func (s *Service) calendarTarget(ctx context.Context, name *string, own []string, iv *invite, partstat string) (*invTarget, string, error) {
+	st, cs, err := s.collections(ctx, store.KindCalendar)
+	if err != nil {
+		return nil, "", err
+	}
+	accts, err := s.visible()
+	if err != nil {
+		return nil, "", err
+	}
+	byName := map[string]config.Account{}
+	for _, a := range accts {
+		if a.Kind == caldav.KindName {
+			byName[a.Name] = a
+		}
+	}
+	var writable []*store.Collection
+	for _, c := range cs {
+		if _, ok := byName[c.Account]; ok && c.Writable {
+			writable = append(writable, c)
+		}
+	}
+	var existing map[int64]*store.Object
+	if len(writable) > 0 && st != nil {
+		objs, err := st.ObjectsByUID(ctx, ids(writable), iv.uid)
+		if err != nil {
+			return nil, "", err
+		}
+		existing = map[int64]*store.Object{}
+		for _, o := range objs {
+			if existing[o.CollectionID] == nil {
+				existing[o.CollectionID] = o
+			}
+		}
+	}
+	pick := func(c *store.Collection) (*invTarget, string, error) {
+		t := &invTarget{acct: byName[c.Account], coll: c, existing: existing[c.ID]}
+		if t.existing == nil && partstat == "DECLINED" {
+			return nil, "the invitation is declined and the event is in no calendar", nil
+		}
+		return t, "", nil
+	}
+	if name != nil && *name != "" {
+		named, err := pickCollection(cs, name, "calendar", generated.ToolCalendarList)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, c := range named {
+			if _, ok := byName[c.Account]; ok && c.Writable {
+				return pick(c)
+			}
+		}
+		return nil, "", fmt.Errorf("calendar %s is read-only here; name a writable calendar of a CalDAV account (%s says which are)", named[0].Name, generated.ToolCalendarList)
+	}
+	for _, c := range writable {
+		if existing[c.ID] != nil {
+			return pick(c)
+		}
+	}
+	mine := map[string]bool{strings.ToLower(iv.me): true}
+	for _, a := range own {
+		mine[strings.ToLower(a)] = true
+	}
+	for _, c := range writable {
+		a := byName[c.Account]
+		for _, x := range append([]string{a.User, a.From()}, a.Aliases...) {
+			if x != "" && mine[strings.ToLower(strings.TrimSpace(x))] {
+				return pick(c)
+			}
+		}
+	}
+	if partstat == "DECLINED" {
+		return nil, "the invitation is declined and the event is in no calendar", nil
+	}
+	return nil, "no writable calendar of a CalDAV account whose user or address is the person's is configured (postern account add … --caldav URL --address ADDR)", nil
+}
+
+// respond is the commit: the REPLY sent once, its copy kept in Sent, then the calendar copy.
+func (s *Service) respond(ctx context.Context, acct config.Account, cm compose.CalendarMessage, iv *invite, partstat, word string, tgt *invTarget, note string) (*generated.InvitationAnswer, error) {
+	cm.Date = time.Now()
+	cm.MessageID = compose.NewMessageID(cm.From)
+	ics, err := iv.reply(partstat, cm.Date)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was sent: %w", err)
+	}
+	cm.Calendar = ics
+	raw, err := cm.Bytes(false)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was sent: %w", err)
+	}
+	rcpts := cm.Recipients()
+	if err := s.checkRecipients(rcpts); err != nil { // [send] allow may have narrowed since the prepare
+		return nil, err
+	}
+	if err := submit(ctx, acct, cm.From.Addr, rcpts, raw); err != nil {
+		return nil, err
+	}
+	res := &generated.InvitationAnswer{Outcome: "sent", Answer: word, Account: acct.Name, Organizer: cm.To[0].Addr, MessageID: cm.MessageID, Note: note}
+	sent := &generated.SendResult{}
+	s.keepSentCopy(ctx, acct, cm.Date, raw, sent, nil)
+	res.SentCopy = sent.SentCopy
+	var warns []string
+	if sent.Warning != "" {
+		warns = append(warns, sent.Warning)
+	}
+	if tgt != nil {
+		if id, err := s.putCopy(ctx, tgt, iv, partstat); err != nil {
+			warns = append(warns, "the reply was sent, but the event was not put in calendar "+tgt.coll.Name+": "+err.Error())
+		} else {
+			res.Calendar, res.Event = tgt.coll.Name, id
+		}
+	}
+	res.Warning = strings.Join(warns, "; ")
+	return res, nil
+}
+
+// invSafeName is a UID that can stand as an object's file name as it is.
+var invSafeName = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,120}$`)
+
+// putCopy writes the person's copy of the event (If-None-Match for a new object, If-Match
+// with the ETag just read for one already there) and stores what the server then holds. It
+// returns the event's id.
+func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *invite, partstat string) (string, error) {
+	cl, err := caldav.ClientFor(ctx, t.acct, t.coll)
+	if err != nil {
+		return "", err
+	}
+	var href, etag, data string
+	if t.existing != nil {
+		href = t.existing.Href
+		cur, err := cl.Get(ctx, href)
+		var he *caldav.HTTPError
+		switch {
+		case errors.As(err, &he) && he.Status == 404:
+			// Gone since the last sync: written anew.
+		case err != nil:
+			return "", err
+		default:
+			etag = cur.ETag
+			if data, err = iv.mergedCopy(cur.Data, partstat); err != nil {
+				return "", err
+			}
+		}
+	}
+	if data == "" {
+		if href == "" {
+			u, err := url.Parse(t.coll.URL)
+			if err != nil {
+				return "", err
+			}
+			name := iv.uid
+			if !invSafeName.MatchString(name) || strings.HasPrefix(name, ".") {
+				name = fmt.Sprintf("%x", sha256.Sum256([]byte(iv.uid)))[:32]
+			}
+			href = strings.TrimSuffix(u.EscapedPath(), "/") + "/" + name + ".ics"
+		}
+		if data, err = iv.newCopy(partstat); err != nil {
+			return "", err
+		}
+	}
+	newTag, err := cl.PutIfMatch(ctx, href, etag, []byte(data))
+	if err != nil {
+		return "", err
+	}
+	o := &store.Object{CollectionID: t.coll.ID, Href: href, ETag: newTag, Data: data}
+	if got, err := cl.Get(ctx, href); err == nil {
+		o.ETag, o.Data = got.ETag, string(got.Data)
+	}
+	if err := caldav.Fill(o); err != nil {
+		return "", err
+	}
+	st, err := s.store()
+	if err != nil {
+		return "", err
+	}
+	if err := st.PutObject(ctx, o); err != nil {
+		return "", err
+	}
+	return "e" + strconv.FormatInt(o.ID, 36), nil
+}
+
+// invitationView is what mail_show shows of the invitation r carries, from its stored
+// iCalendar text and the person's calendar copy, if any.
+func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Body) *generated.Invitation {
+	inv := &generated.Invitation{Method: r.Invitation}
+	if b.Calendar == "" {
+		inv.Problem = "The invitation's calendar part was not kept (synced before postern kept them)."
+		return inv
+	}
+	v := s.calendarView()
+	cal, err := calendar.Parse(b.Calendar, v.person)
+	if err != nil {
+		inv.Problem = err.Error()
+		return inv
+	}
+	e, ok := cal.Instance("")
+	if !ok {
+		inv.Problem = "The invitation holds no event postern can read."
+		if len(cal.Problems) > 0 {
+			inv.Problem = cal.Problems[0]
+		}
+		return inv
+	}
+	inv.Summary = calendar.Text(e.Comp, ical.PropSummary)
+	inv.Location = calendar.Text(e.Comp, ical.PropLocation)
+	if org, ok := calendar.Organizer(e.Comp); ok {
+		inv.Organizer = personString(org)
+	}
+	if e.AllDay {
+		inv.Start, inv.End = e.FirstDay.Format(rowDay), e.LastDay.Format(rowDay)
+		inv.AllDay = ptr(true)
+	} else {
+		inv.Start, inv.End = showTime(e.Start, v.person), showTime(e.End, v.person)
+	}
+	if e.RecurrenceID != "" && e.Comp.Props.Get(ical.PropRecurrenceID) != nil {
+		inv.Instance = ptr(true)
+	} else if e.Recurring {
+		inv.Recurrence = cal.Rule(e)
+	}
+	answer := func(comp *ical.Component) string {
+		for _, a := range calendar.Attendees(comp) {
+			if v.own[strings.ToLower(a.Email)] {
+				return answers[a.PartStat]
+			}
+		}
+		return ""
+	}
+	inv.MyAnswer = answer(e.Comp)
+	if r.InvitationUID == "" {
+		return inv
+	}
+	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	if err != nil || len(cs) == 0 {
+		return inv
+	}
+	objs, err := st.ObjectsByUID(ctx, ids(cs), r.InvitationUID)
+	if err != nil || len(objs) == 0 {
+		return inv
+	}
+	coll := byID(cs)
+	mine, err := calendar.Parse(objs[0].Data, v.person)
+	if err != nil {
+		return inv
+	}
+	inv.InCalendar = coll[objs[0].CollectionID].Name
+	key := ""
+	if inv.Instance != nil {
+		key = e.RecurrenceID
+	}
+	if ce, ok := mine.Instance(key); ok {
+		if a := answer(ce.Comp); a != "" {
+			inv.MyAnswer = a
+		}
+	}
+	return inv
+}

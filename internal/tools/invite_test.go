@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-ical"
+)
+
+const inviteRequest = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Example//Cal//EN\r\nMETHOD:REQUEST\r\n" +
+	"BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nBEGIN:STANDARD\r\nDTSTART:19701025T030000\r\nTZOFFSETFROM:+0200\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n" +
+	"BEGIN:VEVENT\r\nUID:weekly-1@example.org\r\nDTSTAMP:20260301T090000Z\r\nSEQUENCE:2\r\n" +
+	"DTSTART;TZID=Europe/Paris:20260310T150000\r\nDTEND;TZID=Europe/Paris:20260310T160000\r\nRRULE:FREQ=WEEKLY\r\n" +
+	"SUMMARY:Team sync\r\nLOCATION:Room 4\r\nX-SECRET-NOTE:keep me\r\n" +
+	"ORGANIZER;CN=Olga Organiser:mailto:olga@example.org\r\n" +
+	"ATTENDEE;CN=Olga Organiser;PARTSTAT=ACCEPTED:mailto:olga@example.org\r\n" +
+	"ATTENDEE;CN=Me;ROLE=REQ-PARTICIPANT;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:Me@Example.test\r\n" +
+	"END:VEVENT\r\nEND:VCALENDAR\r\n"
+
+// The instance of 17 March moved to 16:00: an invitation for that one instance.
+const inviteInstance = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Example//Cal//EN\r\nMETHOD:REQUEST\r\n" +
+	"BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nBEGIN:STANDARD\r\nDTSTART:19701025T030000\r\nTZOFFSETFROM:+0200\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n" +
+	"BEGIN:VEVENT\r\nUID:weekly-1@example.org\r\nDTSTAMP:20260301T090000Z\r\nSEQUENCE:3\r\n" +
+	"RECURRENCE-ID;TZID=Europe/Paris:20260317T150000\r\n" +
+	"DTSTART;TZID=Europe/Paris:20260317T160000\r\nDTEND;TZID=Europe/Paris:20260317T170000\r\nSUMMARY:Team sync (moved)\r\n" +
+	"ORGANIZER:mailto:olga@example.org\r\nATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:me@example.test\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+
+func decodeReply(t *testing.T, s string) *ical.Calendar {
+	t.Helper()
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\r\n"), "\r\n") {
+		if len(l) > 75 {
+			t.Errorf("line over 75 octets: %q", l)
+		}
+	}
+	cal, err := ical.NewDecoder(strings.NewReader(s)).Decode()
+	if err != nil {
+		t.Fatalf("the reply does not parse: %v\n%s", err, s)
+	}
+	return cal
+}
+
+func TestReplyForEachAnswer(t *testing.T) {
+	stamp := time.Date(2026, 3, 2, 8, 30, 0, 0, time.UTC)
+	for answer, want := range invAnswers {
+		iv, err := readInvite(inviteRequest, []string{"me@example.test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := iv.reply(want.partstat, stamp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cal := decodeReply(t, s)
+		if m := cal.Props.Get(ical.PropMethod); m == nil || m.Value != "REPLY" {
+			t.Errorf("%s: METHOD %v", answer, m)
+		}
+		var evs []*ical.Component
+		for _, c := range cal.Children {
+			if c.Name == ical.CompEvent {
+				evs = append(evs, c)
+			}
+			if c.Name == ical.CompTimezone {
+				t.Errorf("%s: a VTIMEZONE without a RECURRENCE-ID naming it", answer)
+			}
+		}
+		if len(evs) != 1 {
+			t.Fatalf("%s: %d events\n%s", answer, len(evs), s)
+		}
+		ev := evs[0]
+		checks := map[string]string{
+			ical.PropUID: "weekly-1@example.org", ical.PropDateTimeStamp: "20260302T083000Z",
+			ical.PropSequence: "2", ical.PropOrganizer: "mailto:olga@example.org",
+		}
+		for name, v := range checks {
+			if p := ev.Props.Get(name); p == nil || p.Value != v {
+				t.Errorf("%s: %s is %v, want %s", answer, name, p, v)
+			}
+		}
+		if ev.Props.Get(ical.PropOrganizer).Params.Get(ical.ParamCommonName) != "Olga Organiser" {
+			t.Errorf("%s: the organiser's CN is lost", answer)
+		}
+		as := ev.Props.Values(ical.PropAttendee)
+		if len(as) != 1 || as[0].Value != "mailto:Me@Example.test" {
+			t.Fatalf("%s: attendees %v, want only the person's", answer, as)
+		}
+		if ps := as[0].Params.Get(ical.ParamParticipationStatus); ps != want.partstat {
+			t.Errorf("%s: PARTSTAT=%s, want %s", answer, ps, want.partstat)
+		}
+		if as[0].Params.Get(ical.ParamRSVP) != "" || as[0].Params.Get(ical.ParamCommonName) != "Me" || as[0].Params.Get(ical.ParamRole) != "REQ-PARTICIPANT" {
+			t.Errorf("%s: attendee params %v: RSVP dropped, CN and ROLE kept", answer, as[0].Params)
+		}
+		for _, name := range []string{ical.PropRecurrenceID, ical.PropRecurrenceRule, ical.PropSummary, ical.PropLocation, "X-SECRET-NOTE"} {
+			if ev.Props.Get(name) != nil {
+				t.Errorf("%s: the reply carries %s", answer, name)
+			}
+		}
+	}
+}
+
+func TestReplyForAnInstance(t *testing.T) {
+	iv, err := readInvite(inviteInstance, []string{"other@example.test", "me@example.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := iv.reply("TENTATIVE", time.Date(2026, 3, 2, 8, 30, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := decodeReply(t, s)
+	var ev *ical.Component
+	zones := 0
+	for _, c := range cal.Children {
+		switch c.Name {
+		case ical.CompEvent:
+			ev = c
+		case ical.CompTimezone:
+			zones++
+		}
+	}
+	if ev == nil || zones != 1 {
+		t.Fatalf("events %v, zones %d:\n%s", ev, zones, s)
+	}
+	r := ev.Props.Get(ical.PropRecurrenceID)
+	if r == nil || r.Value != "20260317T150000" || r.Params.Get(ical.ParamTimezoneID) != "Europe/Paris" {
+		t.Errorf("RECURRENCE-ID %v, want the request's", r)
+	}
+	if p := ev.Props.Get(ical.PropSequence); p == nil || p.Value != "3" {
+		t.Errorf("SEQUENCE %v, want 3", p)
+	}
+	if a := ev.Props.Get(ical.PropAttendee); a == nil || a.Params.Get(ical.ParamParticipationStatus) != "TENTATIVE" {
+		t.Errorf("ATTENDEE %v", a)
+	}
+}
+
+func TestInviteRefusals(t *testing.T) {
+	if _, err := readInvite(inviteRequest, []string{"stranger@example.test"}); err == nil || !strings.Contains(err.Error(), "not an attendee") && !strings.Contains(err.Error(), "is an attendee") {
+		t.Errorf("a person not invited: %v", err)
+	}
+	noOrg := strings.Replace(inviteInstance, "ORGANIZER:mailto:olga@example.org\r\n", "", 1)
+	if _, err := readInvite(noOrg, []string{"me@example.test"}); err == nil || !strings.Contains(err.Error(), "organiser") {
+		t.Errorf("no organiser: %v", err)
+	}
+}
+
+// The calendar copy: the request without METHOD, the person's answer set, everything else
+// kept; merged into an existing copy, a newer instance replaces the old one and the master stays.
+func TestCalendarCopy(t *testing.T) {
+	iv, _ := readInvite(inviteRequest, []string{"me@example.test"})
+	s, err := iv.newCopy("ACCEPTED")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(s, "METHOD") || !strings.Contains(s, "X-SECRET-NOTE:keep me") || !strings.Contains(s, "RRULE:FREQ=WEEKLY") {
+		t.Errorf("copy:\n%s", s)
+	}
+	if !strings.Contains(invUnfold(s), "CN=Me;PARTSTAT=ACCEPTED;ROLE=REQ-PARTICIPANT:mailto:Me@Example.test") || strings.Contains(s, "RSVP") {
+		t.Errorf("the person's answer is not in the copy:\n%s", s)
+	}
+	inst, _ := readInvite(inviteInstance, []string{"me@example.test"})
+	m, err := inst.mergedCopy([]byte(s), "DECLINED")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := decodeReply(t, m)
+	var master, override *ical.Component
+	for _, c := range cal.Children {
+		if c.Name == ical.CompEvent {
+			if c.Props.Get(ical.PropRecurrenceID) != nil {
+				override = c
+			} else {
+				master = c
+			}
+		}
+	}
+	if master == nil || override == nil || master.Props.Get("X-SECRET-NOTE") == nil {
+		t.Fatalf("merged:\n%s", m)
+	}
+	if a := inst.attendee(override); a == nil || a.Params.Get(ical.ParamParticipationStatus) != "DECLINED" {
+		t.Errorf("the instance's answer: %v", a)
+	}
+	if a := iv.attendee(master); a == nil || a.Params.Get(ical.ParamParticipationStatus) != "ACCEPTED" {
+		t.Errorf("the series' answer changed: %v", a)
+	}
+}
