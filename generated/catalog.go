@@ -41,6 +41,42 @@ const (
 	ToolContactGet = "contact_get"
 	// ToolNow is "now": The time now.
 	ToolNow = "now"
+	// ToolCalendarRespond is "calendar_respond": Answer an invitation.
+	ToolCalendarRespond = "calendar_respond"
+	// ToolCalendarRespondCommit is "calendar_respond_commit": Answer an invitation (commit).
+	ToolCalendarRespondCommit = "calendar_respond_commit"
+	// ToolCalendarCreate is "calendar_create": Create an event.
+	ToolCalendarCreate = "calendar_create"
+	// ToolCalendarCreateCommit is "calendar_create_commit": Create an event (commit).
+	ToolCalendarCreateCommit = "calendar_create_commit"
+	// ToolCalendarUpdate is "calendar_update": Change an event.
+	ToolCalendarUpdate = "calendar_update"
+	// ToolCalendarUpdateCommit is "calendar_update_commit": Change an event (commit).
+	ToolCalendarUpdateCommit = "calendar_update_commit"
+	// ToolCalendarCancel is "calendar_cancel": Cancel an event.
+	ToolCalendarCancel = "calendar_cancel"
+	// ToolCalendarCancelCommit is "calendar_cancel_commit": Cancel an event (commit).
+	ToolCalendarCancelCommit = "calendar_cancel_commit"
+	// ToolTaskCreate is "task_create": Create a task.
+	ToolTaskCreate = "task_create"
+	// ToolTaskCreateCommit is "task_create_commit": Create a task (commit).
+	ToolTaskCreateCommit = "task_create_commit"
+	// ToolTaskUpdate is "task_update": Change a task.
+	ToolTaskUpdate = "task_update"
+	// ToolTaskUpdateCommit is "task_update_commit": Change a task (commit).
+	ToolTaskUpdateCommit = "task_update_commit"
+	// ToolTaskComplete is "task_complete": Complete a task.
+	ToolTaskComplete = "task_complete"
+	// ToolTaskCompleteCommit is "task_complete_commit": Complete a task (commit).
+	ToolTaskCompleteCommit = "task_complete_commit"
+	// ToolTaskReopen is "task_reopen": Reopen a task.
+	ToolTaskReopen = "task_reopen"
+	// ToolTaskReopenCommit is "task_reopen_commit": Reopen a task (commit).
+	ToolTaskReopenCommit = "task_reopen_commit"
+	// ToolTaskDelete is "task_delete": Delete a task.
+	ToolTaskDelete = "task_delete"
+	// ToolTaskDeleteCommit is "task_delete_commit": Delete a task (commit).
+	ToolTaskDeleteCommit = "task_delete_commit"
 	// ToolStatus is "status": Server status.
 	ToolStatus = "status"
 	// ToolAccounts is "accounts": Configured accounts.
@@ -131,6 +167,10 @@ const (
 	ToolRulesMove = "rules_move"
 	// ToolRulesApplyExisting is "rules_apply_existing": Apply a rule to stored mail.
 	ToolRulesApplyExisting = "rules_apply_existing"
+	// ToolRulesPush is "rules_push": Run the rules on the mail server.
+	ToolRulesPush = "rules_push"
+	// ToolRulesPushCommit is "rules_push_commit": Run the rules on the mail server (commit).
+	ToolRulesPushCommit = "rules_push_commit"
 )
 
 // Scope names, in catalog order.
@@ -641,6 +681,679 @@ var Tools = []ToolSpec{
 				return nil, fmt.Errorf("now returned no result")
 			}
 			return r, nil
+		},
+	},
+	{
+		Name:          ToolCalendarRespond,
+		Title:         "Answer an invitation",
+		Description:   "Answer a meeting invitation received by mail (a message whose row has invitation: request): send the organiser an iMIP reply (accepted, tentative or declined) through the account's SMTP server, keep a copy in Sent and, unless declined, put the event in the person's calendar. Needs calendar:write as well. The person approves before anything leaves. This call only prepares: it returns a preview and a token, and nothing happens until calendar_respond_commit.",
+		Scope:         ScopeMailSend,
+		Effect:        EffectSend,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/calendar_respond.input.json",
+		OutputSchema:  "schemas/calendar_respond.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolCalendarRespondCommit,
+		Approval:      false,
+		Args:          []string{"answer", "calendar", "id"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newCalendarRespondArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newCalendarRespondArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of calendar_respond could not be decoded: %w", err)
+				}
+			}
+			r, err := h.CalendarRespond(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("calendar_respond returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolCalendarRespondCommit,
+		Title:         "Answer an invitation (commit)",
+		Description:   "Carry out what calendar_respond prepared: pass the same arguments and the token it returned. The person approves first; a declined or changed action does nothing.",
+		Scope:         ScopeMailSend,
+		Effect:        EffectSend,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/calendar_respond_commit.input.json",
+		OutputSchema:  "schemas/calendar_respond_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolCalendarRespond,
+		Approval:      true,
+		Args:          []string{"answer", "calendar", "id", "token"},
+		FreeText:      []string{"token"},
+		NewArgs:       func() any { return newCalendarRespondCommitArgs() },
+		NewResult:     func() any { return &InvitationAnswer{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newCalendarRespondCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of calendar_respond_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.CalendarRespond(ctx, &CalendarRespondArgs{
+				ID:       a.ID,
+				Answer:   a.Answer,
+				Calendar: a.Calendar,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("calendar_respond prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          ToolCalendarCreate,
+		Title:         "Create an event",
+		Description:   "Create an event in a writable CalDAV calendar: a title and a start, and an end, a place, a description, a zone and a recurrence when given. The preview shows the event as it will be stored; nothing is written before the commit. No attendees are written and no invitation is sent: tell the person to invite others from their calendar program. This call only prepares: it returns a preview and a token, and nothing happens until calendar_create_commit.",
+		Scope:         ScopeCalendarWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/calendar_create.input.json",
+		OutputSchema:  "schemas/calendar_create.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolCalendarCreateCommit,
+		Approval:      false,
+		Args:          []string{"all_day", "calendar", "description", "end", "location", "recurrence", "start", "summary", "time_zone"},
+		FreeText:      []string{"description", "location", "summary"},
+		NewArgs:       func() any { return newCalendarCreateArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newCalendarCreateArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of calendar_create could not be decoded: %w", err)
+				}
+			}
+			r, err := h.CalendarCreate(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("calendar_create returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolCalendarCreateCommit,
+		Title:         "Create an event (commit)",
+		Description:   "Carry out what calendar_create prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeCalendarWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/calendar_create_commit.input.json",
+		OutputSchema:  "schemas/calendar_create_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolCalendarCreate,
+		Approval:      false,
+		Args:          []string{"all_day", "calendar", "description", "end", "location", "recurrence", "start", "summary", "time_zone", "token"},
+		FreeText:      []string{"description", "location", "summary", "token"},
+		NewArgs:       func() any { return newCalendarCreateCommitArgs() },
+		NewResult:     func() any { return &EventWritten{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newCalendarCreateCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of calendar_create_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.CalendarCreate(ctx, &CalendarCreateArgs{
+				Summary:     a.Summary,
+				Start:       a.Start,
+				End:         a.End,
+				AllDay:      a.AllDay,
+				TimeZone:    a.TimeZone,
+				Location:    a.Location,
+				Description: a.Description,
+				Recurrence:  a.Recurrence,
+				Calendar:    a.Calendar,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("calendar_create prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          ToolCalendarUpdate,
+		Title:         "Change an event",
+		Description:   "Change the fields given of an event, or of one instance of a recurring event (its id with -date from agenda: the change applies to that instance only). Everything else the event holds is kept as it is. It is written only if nobody changed it on the server since it was read; otherwise nothing is written and the answer says what changed. No attendees are written and no update is sent to them. This call only prepares: it returns a preview and a token, and nothing happens until calendar_update_commit.",
+		Scope:         ScopeCalendarWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/calendar_update.input.json",
+		OutputSchema:  "schemas/calendar_update.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolCalendarUpdateCommit,
+		Approval:      false,
+		Args:          []string{"description", "end", "event", "location", "start", "summary", "time_zone"},
+		FreeText:      []string{"description", "location", "summary"},
+		NewArgs:       func() any { return newCalendarUpdateArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newCalendarUpdateArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of calendar_update could not be decoded: %w", err)
+				}
+			}
+			r, err := h.CalendarUpdate(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("calendar_update returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolCalendarUpdateCommit,
+		Title:         "Change an event (commit)",
+		Description:   "Carry out what calendar_update prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeCalendarWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/calendar_update_commit.input.json",
+		OutputSchema:  "schemas/calendar_update_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolCalendarUpdate,
+		Approval:      false,
+		Args:          []string{"description", "end", "event", "location", "start", "summary", "time_zone", "token"},
+		FreeText:      []string{"description", "location", "summary", "token"},
+		NewArgs:       func() any { return newCalendarUpdateCommitArgs() },
+		NewResult:     func() any { return &EventWritten{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newCalendarUpdateCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of calendar_update_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.CalendarUpdate(ctx, &CalendarUpdateArgs{
+				Event:       a.Event,
+				Summary:     a.Summary,
+				Start:       a.Start,
+				End:         a.End,
+				TimeZone:    a.TimeZone,
+				Location:    a.Location,
+				Description: a.Description,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("calendar_update prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          ToolCalendarCancel,
+		Title:         "Cancel an event",
+		Description:   "Cancel an event, or one instance of a recurring event (its id with -date from agenda: the series keeps its other dates, the instance is excluded with EXDATE). A whole event without attendees is deleted from the server; one with attendees is kept, marked cancelled, so that the person can tell them (postern sends them nothing). Refused when the event changed on the server since it was read. This call only prepares: it returns a preview and a token, and nothing happens until calendar_cancel_commit.",
+		Scope:         ScopeCalendarWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/calendar_cancel.input.json",
+		OutputSchema:  "schemas/calendar_cancel.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolCalendarCancelCommit,
+		Approval:      false,
+		Args:          []string{"event"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newCalendarCancelArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newCalendarCancelArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of calendar_cancel could not be decoded: %w", err)
+				}
+			}
+			r, err := h.CalendarCancel(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("calendar_cancel returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolCalendarCancelCommit,
+		Title:         "Cancel an event (commit)",
+		Description:   "Carry out what calendar_cancel prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeCalendarWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/calendar_cancel_commit.input.json",
+		OutputSchema:  "schemas/calendar_cancel_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolCalendarCancel,
+		Approval:      false,
+		Args:          []string{"event", "token"},
+		FreeText:      []string{"token"},
+		NewArgs:       func() any { return newCalendarCancelCommitArgs() },
+		NewResult:     func() any { return &EventWritten{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newCalendarCancelCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of calendar_cancel_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.CalendarCancel(ctx, &CalendarCancelArgs{
+				Event: a.Event,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("calendar_cancel prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          ToolTaskCreate,
+		Title:         "Create a task",
+		Description:   "Create a task in a writable CalDAV task list: a title, and a due date or time, a priority and a description when given. The preview shows the task as it will be stored. This call only prepares: it returns a preview and a token, and nothing happens until task_create_commit.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_create.input.json",
+		OutputSchema:  "schemas/task_create.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolTaskCreateCommit,
+		Approval:      false,
+		Args:          []string{"description", "due", "list", "priority", "summary"},
+		FreeText:      []string{"description", "summary"},
+		NewArgs:       func() any { return newTaskCreateArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskCreateArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_create could not be decoded: %w", err)
+				}
+			}
+			r, err := h.TaskCreate(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("task_create returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolTaskCreateCommit,
+		Title:         "Create a task (commit)",
+		Description:   "Carry out what task_create prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_create_commit.input.json",
+		OutputSchema:  "schemas/task_create_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolTaskCreate,
+		Approval:      false,
+		Args:          []string{"description", "due", "list", "priority", "summary", "token"},
+		FreeText:      []string{"description", "summary", "token"},
+		NewArgs:       func() any { return newTaskCreateCommitArgs() },
+		NewResult:     func() any { return &TaskWritten{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskCreateCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_create_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.TaskCreate(ctx, &TaskCreateArgs{
+				Summary:     a.Summary,
+				Due:         a.Due,
+				Priority:    a.Priority,
+				Description: a.Description,
+				List:        a.List,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("task_create prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          ToolTaskUpdate,
+		Title:         "Change a task",
+		Description:   "Change the fields given of a task; everything else it holds is kept as it is. Written only if nobody changed it on the server since it was read; otherwise the answer says what changed. This call only prepares: it returns a preview and a token, and nothing happens until task_update_commit.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_update.input.json",
+		OutputSchema:  "schemas/task_update.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolTaskUpdateCommit,
+		Approval:      false,
+		Args:          []string{"description", "due", "priority", "status", "summary", "task"},
+		FreeText:      []string{"description", "summary"},
+		NewArgs:       func() any { return newTaskUpdateArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskUpdateArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_update could not be decoded: %w", err)
+				}
+			}
+			r, err := h.TaskUpdate(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("task_update returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolTaskUpdateCommit,
+		Title:         "Change a task (commit)",
+		Description:   "Carry out what task_update prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_update_commit.input.json",
+		OutputSchema:  "schemas/task_update_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolTaskUpdate,
+		Approval:      false,
+		Args:          []string{"description", "due", "priority", "status", "summary", "task", "token"},
+		FreeText:      []string{"description", "summary", "token"},
+		NewArgs:       func() any { return newTaskUpdateCommitArgs() },
+		NewResult:     func() any { return &TaskWritten{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskUpdateCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_update_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.TaskUpdate(ctx, &TaskUpdateArgs{
+				Task:        a.Task,
+				Summary:     a.Summary,
+				Due:         a.Due,
+				Priority:    a.Priority,
+				Description: a.Description,
+				Status:      a.Status,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("task_update prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          ToolTaskComplete,
+		Title:         "Complete a task",
+		Description:   "Mark a task completed now (STATUS:COMPLETED and the time); the rest of it is kept as it is. This call only prepares: it returns a preview and a token, and nothing happens until task_complete_commit.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_complete.input.json",
+		OutputSchema:  "schemas/task_complete.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolTaskCompleteCommit,
+		Approval:      false,
+		Args:          []string{"task"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newTaskCompleteArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskCompleteArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_complete could not be decoded: %w", err)
+				}
+			}
+			r, err := h.TaskComplete(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("task_complete returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolTaskCompleteCommit,
+		Title:         "Complete a task (commit)",
+		Description:   "Carry out what task_complete prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_complete_commit.input.json",
+		OutputSchema:  "schemas/task_complete_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolTaskComplete,
+		Approval:      false,
+		Args:          []string{"task", "token"},
+		FreeText:      []string{"token"},
+		NewArgs:       func() any { return newTaskCompleteCommitArgs() },
+		NewResult:     func() any { return &TaskWritten{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskCompleteCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_complete_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.TaskComplete(ctx, &TaskCompleteArgs{
+				Task: a.Task,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("task_complete prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          ToolTaskReopen,
+		Title:         "Reopen a task",
+		Description:   "Mark a completed or cancelled task open again (STATUS:NEEDS-ACTION, its completion time removed). This call only prepares: it returns a preview and a token, and nothing happens until task_reopen_commit.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_reopen.input.json",
+		OutputSchema:  "schemas/task_reopen.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolTaskReopenCommit,
+		Approval:      false,
+		Args:          []string{"task"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newTaskReopenArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskReopenArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_reopen could not be decoded: %w", err)
+				}
+			}
+			r, err := h.TaskReopen(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("task_reopen returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolTaskReopenCommit,
+		Title:         "Reopen a task (commit)",
+		Description:   "Carry out what task_reopen prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_reopen_commit.input.json",
+		OutputSchema:  "schemas/task_reopen_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolTaskReopen,
+		Approval:      false,
+		Args:          []string{"task", "token"},
+		FreeText:      []string{"token"},
+		NewArgs:       func() any { return newTaskReopenCommitArgs() },
+		NewResult:     func() any { return &TaskWritten{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskReopenCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_reopen_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.TaskReopen(ctx, &TaskReopenArgs{
+				Task: a.Task,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("task_reopen prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
+	{
+		Name:          ToolTaskDelete,
+		Title:         "Delete a task",
+		Description:   "Delete a task from its server, only if nobody changed it since it was read. It cannot be undone. This call only prepares: it returns a preview and a token, and nothing happens until task_delete_commit.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_delete.input.json",
+		OutputSchema:  "schemas/task_delete.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolTaskDeleteCommit,
+		Approval:      false,
+		Args:          []string{"task"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newTaskDeleteArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskDeleteArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_delete could not be decoded: %w", err)
+				}
+			}
+			r, err := h.TaskDelete(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("task_delete returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolTaskDeleteCommit,
+		Title:         "Delete a task (commit)",
+		Description:   "Carry out what task_delete prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeTasksWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/task_delete_commit.input.json",
+		OutputSchema:  "schemas/task_delete_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolTaskDelete,
+		Approval:      false,
+		Args:          []string{"task", "token"},
+		FreeText:      []string{"token"},
+		NewArgs:       func() any { return newTaskDeleteCommitArgs() },
+		NewResult:     func() any { return &TaskWritten{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newTaskDeleteCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of task_delete_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.TaskDelete(ctx, &TaskDeleteArgs{
+				Task: a.Task,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("task_delete prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
 		},
 	},
 	{
@@ -2244,6 +2957,78 @@ var Tools = []ToolSpec{
 			return r, nil
 		},
 	},
+	{
+		Name:          ToolRulesPush,
+		Title:         "Run the rules on the mail server",
+		Description:   "Install one account's enabled rules on its mail server as one Sieve script (over ManageSieve), so they run at delivery even when postern does not. The preview shows the whole script, the rules Sieve cannot express (they stay local and run at each sync) and what becomes of the server's active script; the person's own scripts are never replaced. This call only prepares: it returns a preview and a token, and nothing happens until rules_push_commit.",
+		Scope:         ScopeRulesWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_push.input.json",
+		OutputSchema:  "schemas/rules_push.output.json",
+		Phase:         PhasePrepare,
+		Pair:          ToolRulesPushCommit,
+		Approval:      false,
+		Args:          []string{"account"},
+		FreeText:      nil,
+		NewArgs:       func() any { return newRulesPushArgs() },
+		NewResult:     func() any { return &Prepared{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesPushArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_push could not be decoded: %w", err)
+				}
+			}
+			r, err := h.RulesPush(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			if r == nil {
+				return nil, fmt.Errorf("rules_push returned no result")
+			}
+			return r, nil
+		},
+	},
+	{
+		Name:          ToolRulesPushCommit,
+		Title:         "Run the rules on the mail server (commit)",
+		Description:   "Carry out what rules_push prepared: pass the same arguments and the token it returned.",
+		Scope:         ScopeRulesWrite,
+		Effect:        EffectRemoteWrite,
+		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
+		PrepareCommit: true,
+		DryRun:        false,
+		InputSchema:   "schemas/rules_push_commit.input.json",
+		OutputSchema:  "schemas/rules_push_commit.output.json",
+		Phase:         PhaseCommit,
+		Pair:          ToolRulesPush,
+		Approval:      false,
+		Args:          []string{"account", "token"},
+		FreeText:      []string{"token"},
+		NewArgs:       func() any { return newRulesPushCommitArgs() },
+		NewResult:     func() any { return &SievePush{} },
+		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
+			a := newRulesPushCommitArgs()
+			if len(raw) > 0 {
+				if err := json.Unmarshal(raw, a); err != nil {
+					return nil, fmt.Errorf("the arguments of rules_push_commit could not be decoded: %w", err)
+				}
+			}
+			act, err := h.RulesPush(ctx, &RulesPushArgs{
+				Account: a.Account,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if act == nil || act.Run == nil {
+				return nil, fmt.Errorf("rules_push prepared no action")
+			}
+			return &PendingCommit{Token: a.Token, Action: act}, nil
+		},
+	},
 }
 
 // ResourceSpec is a resource URI template.
@@ -2296,6 +3081,33 @@ type Handlers interface {
 	ContactGet(ctx context.Context, args *ContactGetArgs) (*ContactDetail, error)
 	// Now: The current date and time in the person's zone, the zone's name and UTC offset, and the next 3 events of the coming 31 days, so that an agent can respect working hours.
 	Now(ctx context.Context, args *NowArgs) (*Now, error)
+	// CalendarRespond: Answer a meeting invitation received by mail (a message whose row has invitation: request): send the organiser an iMIP reply (accepted, tentative or declined) through the account's SMTP server, keep a copy in Sent and, unless declined, put the event in the person's calendar. Needs calendar:write as well. The person approves before anything leaves. This call only prepares: it returns a preview and a token, and nothing happens until calendar_respond_commit.
+	// It serves both halves: it computes the Action, which only calendar_respond_commit runs.
+	CalendarRespond(ctx context.Context, args *CalendarRespondArgs) (*Action, error)
+	// CalendarCreate: Create an event in a writable CalDAV calendar: a title and a start, and an end, a place, a description, a zone and a recurrence when given. The preview shows the event as it will be stored; nothing is written before the commit. No attendees are written and no invitation is sent: tell the person to invite others from their calendar program. This call only prepares: it returns a preview and a token, and nothing happens until calendar_create_commit.
+	// It serves both halves: it computes the Action, which only calendar_create_commit runs.
+	CalendarCreate(ctx context.Context, args *CalendarCreateArgs) (*Action, error)
+	// CalendarUpdate: Change the fields given of an event, or of one instance of a recurring event (its id with -date from agenda: the change applies to that instance only). Everything else the event holds is kept as it is. It is written only if nobody changed it on the server since it was read; otherwise nothing is written and the answer says what changed. No attendees are written and no update is sent to them. This call only prepares: it returns a preview and a token, and nothing happens until calendar_update_commit.
+	// It serves both halves: it computes the Action, which only calendar_update_commit runs.
+	CalendarUpdate(ctx context.Context, args *CalendarUpdateArgs) (*Action, error)
+	// CalendarCancel: Cancel an event, or one instance of a recurring event (its id with -date from agenda: the series keeps its other dates, the instance is excluded with EXDATE). A whole event without attendees is deleted from the server; one with attendees is kept, marked cancelled, so that the person can tell them (postern sends them nothing). Refused when the event changed on the server since it was read. This call only prepares: it returns a preview and a token, and nothing happens until calendar_cancel_commit.
+	// It serves both halves: it computes the Action, which only calendar_cancel_commit runs.
+	CalendarCancel(ctx context.Context, args *CalendarCancelArgs) (*Action, error)
+	// TaskCreate: Create a task in a writable CalDAV task list: a title, and a due date or time, a priority and a description when given. The preview shows the task as it will be stored. This call only prepares: it returns a preview and a token, and nothing happens until task_create_commit.
+	// It serves both halves: it computes the Action, which only task_create_commit runs.
+	TaskCreate(ctx context.Context, args *TaskCreateArgs) (*Action, error)
+	// TaskUpdate: Change the fields given of a task; everything else it holds is kept as it is. Written only if nobody changed it on the server since it was read; otherwise the answer says what changed. This call only prepares: it returns a preview and a token, and nothing happens until task_update_commit.
+	// It serves both halves: it computes the Action, which only task_update_commit runs.
+	TaskUpdate(ctx context.Context, args *TaskUpdateArgs) (*Action, error)
+	// TaskComplete: Mark a task completed now (STATUS:COMPLETED and the time); the rest of it is kept as it is. This call only prepares: it returns a preview and a token, and nothing happens until task_complete_commit.
+	// It serves both halves: it computes the Action, which only task_complete_commit runs.
+	TaskComplete(ctx context.Context, args *TaskCompleteArgs) (*Action, error)
+	// TaskReopen: Mark a completed or cancelled task open again (STATUS:NEEDS-ACTION, its completion time removed). This call only prepares: it returns a preview and a token, and nothing happens until task_reopen_commit.
+	// It serves both halves: it computes the Action, which only task_reopen_commit runs.
+	TaskReopen(ctx context.Context, args *TaskReopenArgs) (*Action, error)
+	// TaskDelete: Delete a task from its server, only if nobody changed it since it was read. It cannot be undone. This call only prepares: it returns a preview and a token, and nothing happens until task_delete_commit.
+	// It serves both halves: it computes the Action, which only task_delete_commit runs.
+	TaskDelete(ctx context.Context, args *TaskDeleteArgs) (*Action, error)
 	// Status: Report postern's version, the protocol era of this connection, the scopes granted, and each configured account with its last sync.
 	Status(ctx context.Context, args *StatusArgs) (*StatusResult, error)
 	// Accounts: List the mail accounts this connection may see, with their kind and server. Never shows a password or how it is obtained.
@@ -2381,6 +3193,9 @@ type Handlers interface {
 	RulesMove(ctx context.Context, args *RulesMoveArgs) (*RuleList, error)
 	// RulesApplyExisting: Run one enabled rule over the mail already stored, as sync would run it on new mail: dry_run says what it would do; the act is logged with an action_id that mail_undo takes. A forwarding rule does not run over old mail.
 	RulesApplyExisting(ctx context.Context, args *RulesApplyExistingArgs) (*ActionResult, error)
+	// RulesPush: Install one account's enabled rules on its mail server as one Sieve script (over ManageSieve), so they run at delivery even when postern does not. The preview shows the whole script, the rules Sieve cannot express (they stay local and run at each sync) and what becomes of the server's active script; the person's own scripts are never replaced. This call only prepares: it returns a preview and a token, and nothing happens until rules_push_commit.
+	// It serves both halves: it computes the Action, which only rules_push_commit runs.
+	RulesPush(ctx context.Context, args *RulesPushArgs) (*Action, error)
 }
 
 // CalendarListArgs holds the arguments of the calendar_list tool.
@@ -2484,6 +3299,308 @@ type NowArgs struct {
 
 func newNowArgs() *NowArgs {
 	return &NowArgs{}
+}
+
+// CalendarRespondArgs holds the arguments of the calendar_respond tool.
+type CalendarRespondArgs struct {
+	// The invitation's message id (from mail_list or mail_search; its row has invitation: request).
+	ID string `json:"id" jsonschema:"required"`
+	// accept, tentative or decline.
+	Answer string `json:"answer" jsonschema:"required"`
+	// The calendar to put the event in, by its name as calendar_list gives it; default: the first writable calendar of the person's CalDAV account.
+	Calendar *string `json:"calendar,omitempty"`
+}
+
+func newCalendarRespondArgs() *CalendarRespondArgs {
+	return &CalendarRespondArgs{}
+}
+
+// CalendarRespondCommitArgs holds the arguments of the calendar_respond_commit tool.
+type CalendarRespondCommitArgs struct {
+	// The invitation's message id (from mail_list or mail_search; its row has invitation: request).
+	ID string `json:"id" jsonschema:"required"`
+	// accept, tentative or decline.
+	Answer string `json:"answer" jsonschema:"required"`
+	// The calendar to put the event in, by its name as calendar_list gives it; default: the first writable calendar of the person's CalDAV account.
+	Calendar *string `json:"calendar,omitempty"`
+	// The token calendar_respond returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newCalendarRespondCommitArgs() *CalendarRespondCommitArgs {
+	return &CalendarRespondCommitArgs{}
+}
+
+// CalendarCreateArgs holds the arguments of the calendar_create tool.
+type CalendarCreateArgs struct {
+	// The title.
+	Summary string `json:"summary" jsonschema:"required" audit:"free_text"`
+	// YYYY-MM-DD HH:MM in time_zone (default the person's zone), or RFC 3339; with all_day a date YYYY-MM-DD.
+	Start string `json:"start" jsonschema:"required"`
+	// The end, the same way; default an hour after the start. With all_day the last day (inclusive), default the start's day.
+	End *string `json:"end,omitempty"`
+	// An all-day event: start and end are dates.
+	AllDay bool `json:"all_day,omitempty"`
+	// The IANA zone (Europe/Paris, America/New_York) the times are given in and the event is written in; default the person's.
+	TimeZone *string `json:"time_zone,omitempty"`
+	// Where.
+	Location *string `json:"location,omitempty" audit:"free_text"`
+	// The event's description, plain text.
+	Description *string `json:"description,omitempty" audit:"free_text"`
+	// How it repeats, as an RFC 5545 RRULE value: FREQ=WEEKLY;BYDAY=MO, FREQ=DAILY;COUNT=5, FREQ=MONTHLY;UNTIL=20271231.
+	Recurrence *string `json:"recurrence,omitempty"`
+	// The calendar, by its name as calendar_list gives it; needed when several are writable.
+	Calendar *string `json:"calendar,omitempty"`
+}
+
+func newCalendarCreateArgs() *CalendarCreateArgs {
+	return &CalendarCreateArgs{
+		AllDay: false,
+	}
+}
+
+// CalendarCreateCommitArgs holds the arguments of the calendar_create_commit tool.
+type CalendarCreateCommitArgs struct {
+	// The title.
+	Summary string `json:"summary" jsonschema:"required" audit:"free_text"`
+	// YYYY-MM-DD HH:MM in time_zone (default the person's zone), or RFC 3339; with all_day a date YYYY-MM-DD.
+	Start string `json:"start" jsonschema:"required"`
+	// The end, the same way; default an hour after the start. With all_day the last day (inclusive), default the start's day.
+	End *string `json:"end,omitempty"`
+	// An all-day event: start and end are dates.
+	AllDay bool `json:"all_day,omitempty"`
+	// The IANA zone (Europe/Paris, America/New_York) the times are given in and the event is written in; default the person's.
+	TimeZone *string `json:"time_zone,omitempty"`
+	// Where.
+	Location *string `json:"location,omitempty" audit:"free_text"`
+	// The event's description, plain text.
+	Description *string `json:"description,omitempty" audit:"free_text"`
+	// How it repeats, as an RFC 5545 RRULE value: FREQ=WEEKLY;BYDAY=MO, FREQ=DAILY;COUNT=5, FREQ=MONTHLY;UNTIL=20271231.
+	Recurrence *string `json:"recurrence,omitempty"`
+	// The calendar, by its name as calendar_list gives it; needed when several are writable.
+	Calendar *string `json:"calendar,omitempty"`
+	// The token calendar_create returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newCalendarCreateCommitArgs() *CalendarCreateCommitArgs {
+	return &CalendarCreateCommitArgs{
+		AllDay: false,
+	}
+}
+
+// CalendarUpdateArgs holds the arguments of the calendar_update tool.
+type CalendarUpdateArgs struct {
+	// An event's id from agenda (e…, with -date for one instance).
+	Event string `json:"event" jsonschema:"required"`
+	// The new title.
+	Summary *string `json:"summary,omitempty" audit:"free_text"`
+	// The new start: YYYY-MM-DD HH:MM in time_zone (default the person's zone) or RFC 3339; a date for an all-day event. The end moves with it unless end is given.
+	Start *string `json:"start,omitempty"`
+	// The new end, the same way (an all-day event's last day, inclusive).
+	End *string `json:"end,omitempty"`
+	// The IANA zone the new times are given in; the event is then written in it. Default: times in the person's zone, written in the event's own.
+	TimeZone *string `json:"time_zone,omitempty"`
+	// The new place; an empty string removes it.
+	Location *string `json:"location,omitempty" audit:"free_text"`
+	// The new description; an empty string removes it.
+	Description *string `json:"description,omitempty" audit:"free_text"`
+}
+
+func newCalendarUpdateArgs() *CalendarUpdateArgs {
+	return &CalendarUpdateArgs{}
+}
+
+// CalendarUpdateCommitArgs holds the arguments of the calendar_update_commit tool.
+type CalendarUpdateCommitArgs struct {
+	// An event's id from agenda (e…, with -date for one instance).
+	Event string `json:"event" jsonschema:"required"`
+	// The new title.
+	Summary *string `json:"summary,omitempty" audit:"free_text"`
+	// The new start: YYYY-MM-DD HH:MM in time_zone (default the person's zone) or RFC 3339; a date for an all-day event. The end moves with it unless end is given.
+	Start *string `json:"start,omitempty"`
+	// The new end, the same way (an all-day event's last day, inclusive).
+	End *string `json:"end,omitempty"`
+	// The IANA zone the new times are given in; the event is then written in it. Default: times in the person's zone, written in the event's own.
+	TimeZone *string `json:"time_zone,omitempty"`
+	// The new place; an empty string removes it.
+	Location *string `json:"location,omitempty" audit:"free_text"`
+	// The new description; an empty string removes it.
+	Description *string `json:"description,omitempty" audit:"free_text"`
+	// The token calendar_update returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newCalendarUpdateCommitArgs() *CalendarUpdateCommitArgs {
+	return &CalendarUpdateCommitArgs{}
+}
+
+// CalendarCancelArgs holds the arguments of the calendar_cancel tool.
+type CalendarCancelArgs struct {
+	// An event's id from agenda (e…, with -date for one instance).
+	Event string `json:"event" jsonschema:"required"`
+}
+
+func newCalendarCancelArgs() *CalendarCancelArgs {
+	return &CalendarCancelArgs{}
+}
+
+// CalendarCancelCommitArgs holds the arguments of the calendar_cancel_commit tool.
+type CalendarCancelCommitArgs struct {
+	// An event's id from agenda (e…, with -date for one instance).
+	Event string `json:"event" jsonschema:"required"`
+	// The token calendar_cancel returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newCalendarCancelCommitArgs() *CalendarCancelCommitArgs {
+	return &CalendarCancelCommitArgs{}
+}
+
+// TaskCreateArgs holds the arguments of the task_create tool.
+type TaskCreateArgs struct {
+	// The title.
+	Summary string `json:"summary" jsonschema:"required" audit:"free_text"`
+	// When it is due: a date YYYY-MM-DD, or YYYY-MM-DD HH:MM in the person's zone, or RFC 3339.
+	Due *string `json:"due,omitempty"`
+	// 1 (highest) to 9 (lowest).
+	Priority *int `json:"priority,omitempty"`
+	// The task's description, plain text.
+	Description *string `json:"description,omitempty" audit:"free_text"`
+	// The task list, by its name as calendar_list gives it; needed when several are writable.
+	List *string `json:"list,omitempty"`
+}
+
+func newTaskCreateArgs() *TaskCreateArgs {
+	return &TaskCreateArgs{}
+}
+
+// TaskCreateCommitArgs holds the arguments of the task_create_commit tool.
+type TaskCreateCommitArgs struct {
+	// The title.
+	Summary string `json:"summary" jsonschema:"required" audit:"free_text"`
+	// When it is due: a date YYYY-MM-DD, or YYYY-MM-DD HH:MM in the person's zone, or RFC 3339.
+	Due *string `json:"due,omitempty"`
+	// 1 (highest) to 9 (lowest).
+	Priority *int `json:"priority,omitempty"`
+	// The task's description, plain text.
+	Description *string `json:"description,omitempty" audit:"free_text"`
+	// The task list, by its name as calendar_list gives it; needed when several are writable.
+	List *string `json:"list,omitempty"`
+	// The token task_create returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newTaskCreateCommitArgs() *TaskCreateCommitArgs {
+	return &TaskCreateCommitArgs{}
+}
+
+// TaskUpdateArgs holds the arguments of the task_update tool.
+type TaskUpdateArgs struct {
+	// A task's id from task_list (t…).
+	Task string `json:"task" jsonschema:"required"`
+	// The new title.
+	Summary *string `json:"summary,omitempty" audit:"free_text"`
+	// The new due date or time, as task_create takes it; an empty string removes it.
+	Due *string `json:"due,omitempty"`
+	// 1 (highest) to 9 (lowest); 0 removes it.
+	Priority *int `json:"priority,omitempty"`
+	// The new description; an empty string removes it.
+	Description *string `json:"description,omitempty" audit:"free_text"`
+	// The new status (completing is task_complete's).
+	Status *string `json:"status,omitempty"`
+}
+
+func newTaskUpdateArgs() *TaskUpdateArgs {
+	return &TaskUpdateArgs{}
+}
+
+// TaskUpdateCommitArgs holds the arguments of the task_update_commit tool.
+type TaskUpdateCommitArgs struct {
+	// A task's id from task_list (t…).
+	Task string `json:"task" jsonschema:"required"`
+	// The new title.
+	Summary *string `json:"summary,omitempty" audit:"free_text"`
+	// The new due date or time, as task_create takes it; an empty string removes it.
+	Due *string `json:"due,omitempty"`
+	// 1 (highest) to 9 (lowest); 0 removes it.
+	Priority *int `json:"priority,omitempty"`
+	// The new description; an empty string removes it.
+	Description *string `json:"description,omitempty" audit:"free_text"`
+	// The new status (completing is task_complete's).
+	Status *string `json:"status,omitempty"`
+	// The token task_update returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newTaskUpdateCommitArgs() *TaskUpdateCommitArgs {
+	return &TaskUpdateCommitArgs{}
+}
+
+// TaskCompleteArgs holds the arguments of the task_complete tool.
+type TaskCompleteArgs struct {
+	// A task's id from task_list (t…).
+	Task string `json:"task" jsonschema:"required"`
+}
+
+func newTaskCompleteArgs() *TaskCompleteArgs {
+	return &TaskCompleteArgs{}
+}
+
+// TaskCompleteCommitArgs holds the arguments of the task_complete_commit tool.
+type TaskCompleteCommitArgs struct {
+	// A task's id from task_list (t…).
+	Task string `json:"task" jsonschema:"required"`
+	// The token task_complete returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newTaskCompleteCommitArgs() *TaskCompleteCommitArgs {
+	return &TaskCompleteCommitArgs{}
+}
+
+// TaskReopenArgs holds the arguments of the task_reopen tool.
+type TaskReopenArgs struct {
+	// A task's id from task_list (t…).
+	Task string `json:"task" jsonschema:"required"`
+}
+
+func newTaskReopenArgs() *TaskReopenArgs {
+	return &TaskReopenArgs{}
+}
+
+// TaskReopenCommitArgs holds the arguments of the task_reopen_commit tool.
+type TaskReopenCommitArgs struct {
+	// A task's id from task_list (t…).
+	Task string `json:"task" jsonschema:"required"`
+	// The token task_reopen returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newTaskReopenCommitArgs() *TaskReopenCommitArgs {
+	return &TaskReopenCommitArgs{}
+}
+
+// TaskDeleteArgs holds the arguments of the task_delete tool.
+type TaskDeleteArgs struct {
+	// A task's id from task_list (t…).
+	Task string `json:"task" jsonschema:"required"`
+}
+
+func newTaskDeleteArgs() *TaskDeleteArgs {
+	return &TaskDeleteArgs{}
+}
+
+// TaskDeleteCommitArgs holds the arguments of the task_delete_commit tool.
+type TaskDeleteCommitArgs struct {
+	// A task's id from task_list (t…).
+	Task string `json:"task" jsonschema:"required"`
+	// The token task_delete returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newTaskDeleteCommitArgs() *TaskDeleteCommitArgs {
+	return &TaskDeleteCommitArgs{}
 }
 
 // StatusArgs holds the arguments of the status tool.
@@ -3170,6 +4287,28 @@ func newRulesApplyExistingArgs() *RulesApplyExistingArgs {
 	}
 }
 
+// RulesPushArgs holds the arguments of the rules_push tool.
+type RulesPushArgs struct {
+	// The account whose server runs the rules (accounts lists them).
+	Account string `json:"account" jsonschema:"required"`
+}
+
+func newRulesPushArgs() *RulesPushArgs {
+	return &RulesPushArgs{}
+}
+
+// RulesPushCommitArgs holds the arguments of the rules_push_commit tool.
+type RulesPushCommitArgs struct {
+	// The account whose server runs the rules (accounts lists them).
+	Account string `json:"account" jsonschema:"required"`
+	// The token rules_push returned; it works once, on this connection, for exactly the arguments it was prepared with.
+	Token string `json:"token" jsonschema:"required" audit:"free_text"`
+}
+
+func newRulesPushCommitArgs() *RulesPushCommitArgs {
+	return &RulesPushCommitArgs{}
+}
+
 // Account: A configured mail account, without any secret.
 type Account struct {
 	// The account's name.
@@ -3552,6 +4691,20 @@ type EventRow struct {
 	Account string `json:"account,omitempty" post:"line"`
 }
 
+// EventWritten: What a calendar write did.
+type EventWritten struct {
+	// created, updated (an instance changed: updated too), cancelled (an instance excluded, or the event marked cancelled) or deleted from the server.
+	Outcome string `json:"outcome" post:"own"`
+	// The event as now stored (absent when deleted, or when an instance was cancelled).
+	Event *EventRow `json:"event,omitempty"`
+	// Its calendar's name.
+	Calendar string `json:"calendar" post:"line"`
+	// Its account.
+	Account string `json:"account" post:"line"`
+	// Done, but something after it failed (the local copy was not refreshed: run postern sync).
+	Warning string `json:"warning,omitempty" post:"line"`
+}
+
 // FolderInfo: A folder with its counts.
 type FolderInfo struct {
 	// Its account.
@@ -3602,6 +4755,58 @@ type HeaderList struct {
 	Headers []HeaderField `json:"headers"`
 	// The header is longer than 64 KB; the fields after that are left out. Present only then.
 	Truncated *bool `json:"truncated,omitempty"`
+}
+
+// Invitation: The event an invitation in mail carries, as the organiser sent it.
+type Invitation struct {
+	// request: an invitation (or an update of one) to answer with calendar_respond; cancel: the organiser cancelled it.
+	Method string `json:"method" post:"own"`
+	// Its title.
+	Summary string `json:"summary,omitempty" post:"line"`
+	// YYYY-MM-DD HH:MM and the person's zone; for an all-day event its first date, YYYY-MM-DD.
+	Start string `json:"start,omitempty" post:"own"`
+	// YYYY-MM-DD HH:MM and the person's zone; for an all-day event its last date (inclusive).
+	End string `json:"end,omitempty" post:"own"`
+	// An all-day event (only then present).
+	AllDay *bool `json:"all_day,omitempty"`
+	// How it recurs, in words, when it does.
+	Recurrence string `json:"recurrence,omitempty" post:"own"`
+	// It is about one instance of a recurring event, the one starting at start (only then present).
+	Instance *bool `json:"instance,omitempty"`
+	// Where.
+	Location string `json:"location,omitempty" post:"line"`
+	// Its organiser, as Name <address>.
+	Organizer string `json:"organizer,omitempty" post:"line"`
+	// The person's current answer: their calendar copy's when they have one, else what the invitation says.
+	MyAnswer string `json:"my_answer,omitempty" post:"own"`
+	// The calendar that holds the person's copy of the event, when one does.
+	InCalendar string `json:"in_calendar,omitempty" post:"line"`
+	// Why the event cannot be read whole, when it cannot.
+	Problem string `json:"problem,omitempty" post:"line"`
+}
+
+// InvitationAnswer: What answering an invitation did.
+type InvitationAnswer struct {
+	// sent: the SMTP server accepted the reply.
+	Outcome string `json:"outcome" post:"own"`
+	// The answer sent.
+	Answer string `json:"answer" post:"own"`
+	// The account it was sent from.
+	Account string `json:"account" post:"line"`
+	// The organiser's address the reply went to.
+	Organizer string `json:"organizer" post:"line"`
+	// The reply's Message-ID header, without angle brackets.
+	MessageID string `json:"message_id" post:"own"`
+	// The folder that holds the copy of the reply; absent when the copy could not be saved.
+	SentCopy string `json:"sent_copy,omitempty" post:"line"`
+	// The calendar the event was put in (or updated in), when it was.
+	Calendar string `json:"calendar,omitempty" post:"line"`
+	// The event's id for calendar_event, when it was put in a calendar.
+	Event string `json:"event,omitempty" post:"own"`
+	// Why no calendar copy was written, when none was.
+	Note string `json:"note,omitempty" post:"own"`
+	// What went wrong after the reply was sent (the copy in Sent, the calendar copy), if anything.
+	Warning string `json:"warning,omitempty" post:"line"`
 }
 
 // MessageList: A page of messages.
@@ -3656,6 +4861,8 @@ type MessageRow struct {
 	List *bool `json:"list,omitempty"`
 	// Its list offers an RFC 8058 one-click unsubscribe; present only then.
 	OneClick *bool `json:"one_click,omitempty"`
+	// It carries a meeting invitation (request: answer it with calendar_respond) or a cancellation of one; mail_show shows the event. Present only then.
+	Invitation string `json:"invitation,omitempty" post:"own"`
 }
 
 // MessageText: A message and its text.
@@ -3672,6 +4879,8 @@ type MessageText struct {
 	Truncated *bool `json:"truncated,omitempty"`
 	// Parts of the message that could not be read.
 	Problems []string `json:"problems,omitempty" post:"line"`
+	// The event of the meeting invitation or cancellation it carries; present only then.
+	Invitation *Invitation `json:"invitation,omitempty"`
 }
 
 // Now: The time now where the person is.
@@ -3980,6 +5189,34 @@ type SenderList struct {
 	Truncated *bool `json:"truncated,omitempty"`
 }
 
+// SieveLocal: An enabled rule that Sieve cannot express, which keeps running in postern at each sync.
+type SieveLocal struct {
+	// The rule.
+	Rule string `json:"rule" post:"line"`
+	// Why the server's Sieve cannot run it.
+	Reason string `json:"reason" post:"line"`
+}
+
+// SievePush: What pushing the rules to the mail server did.
+type SievePush struct {
+	// The account whose server holds the script.
+	Account string `json:"account" post:"line"`
+	// The script's name on the server.
+	Script string `json:"script" post:"own"`
+	// sha256: and the hex SHA-256 of the script stored, the one the preview showed.
+	Digest string `json:"digest" post:"own"`
+	// activated: no script was active, postern's now is; already_active: postern's was active and holds the new rules; included: the person's active script includes postern's; needs_include: the person's script is active and left as it is, so postern's does not run until include_line is added to it; inactive: the same on a server that cannot include scripts.
+	Outcome string `json:"outcome" post:"own"`
+	// The script the server runs now (empty: none).
+	Active string `json:"active" post:"line"`
+	// needs_include: the line the person's active script needs to run postern's too.
+	IncludeLine string `json:"include_line,omitempty" post:"own"`
+	// The enabled rules that stay local, with the reason.
+	Local []SieveLocal `json:"local"`
+	// What it means for the person, in a sentence or two.
+	Message string `json:"message" post:"line"`
+}
+
 // StatusResult: The state of this postern server and connection.
 type StatusResult struct {
 	// postern's version.
@@ -4068,6 +5305,20 @@ type TaskRow struct {
 	List string `json:"list" post:"line"`
 	// Its account, when several are visible.
 	Account string `json:"account,omitempty" post:"line"`
+}
+
+// TaskWritten: What a task write did.
+type TaskWritten struct {
+	// What was done.
+	Outcome string `json:"outcome" post:"own"`
+	// The task as now stored (absent when deleted).
+	Task *TaskRow `json:"task,omitempty"`
+	// Its task list's name.
+	List string `json:"list" post:"line"`
+	// Its account.
+	Account string `json:"account" post:"line"`
+	// Done, but something after it failed (the local copy was not refreshed: run postern sync).
+	Warning string `json:"warning,omitempty" post:"line"`
 }
 
 // Thread: The messages of a thread.
