@@ -184,6 +184,10 @@ func TestTextFormCannotBeForged(t *testing.T) {
 					argSets = append(argSets, map[string]any{"id": id, "text": true})
 				}
 			}
+		case props.Get("event").Exists() || props.Get("task").Exists() || props.Get("contact").Exists():
+			// One calendar object by id: this mail-only store holds none (internal/tools
+			// TestHostileEvent frames and masks what strangers write in events).
+			continue
 		case props.Get("rule").Exists(): // rules_check, rules_test: a rule over the forged mail
 			argSets = append(argSets, map[string]any{"rule": map[string]any{"name": "Forged", "match": map[string]any{"subject": "example"}, "actions": []any{map[string]any{"do": "archive"}}}})
 		case props.Get("query").Exists() && gjson.GetBytes(schema, `required.#(=="query")`).Exists():

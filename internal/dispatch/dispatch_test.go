@@ -61,10 +61,17 @@ func validArgs(t *testing.T, tool *Tool) json.RawMessage {
 		Required []string `json:"required"`
 	}
 	json.Unmarshal(tool.Input, &schema)
+	var raw struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	json.Unmarshal(tool.Input, &raw)
 	args := map[string]any{}
 	cands := func(name string) []any {
 		if e := schema.Properties[name].Enum; len(e) > 0 {
 			return e[:1]
+		}
+		if schema.Properties[name].Type == "object" {
+			return []any{sampleObject(raw.Properties[name])}
 		}
 		switch schema.Properties[name].Type {
 		case "integer", "number":
@@ -74,7 +81,7 @@ func validArgs(t *testing.T, tool *Tool) json.RawMessage {
 		case "array":
 			return []any{[]any{}}
 		}
-		return []any{"x", "m1", "c1", "a1", "b1", "guide", strings.Repeat("T", 43)}
+		return []any{"x", "m1", "c1", "a1", "b1", "e1", "t1", "guide", strings.Repeat("T", 43)}
 	}
 	// Each required argument takes a candidate that the schema accepts for it:
 	// one whose error list no longer names it.
@@ -93,6 +100,39 @@ func validArgs(t *testing.T, tool *Tool) json.RawMessage {
 		t.Fatalf("%s: no valid arguments found: %s", tool.Spec.Name, res.Text)
 	}
 	return b
+}
+
+// sampleObject is a value of an object schema: each required property gets
+// its first enum value, or a value of its type (nested objects likewise).
+func sampleObject(schema json.RawMessage) map[string]any {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	json.Unmarshal(schema, &s)
+	out := map[string]any{}
+	for _, name := range s.Required {
+		var p struct {
+			Type string `json:"type"`
+			Enum []any  `json:"enum"`
+		}
+		json.Unmarshal(s.Properties[name], &p)
+		switch {
+		case len(p.Enum) > 0:
+			out[name] = p.Enum[0]
+		case p.Type == "object":
+			out[name] = sampleObject(s.Properties[name])
+		case p.Type == "array":
+			out[name] = []any{}
+		case p.Type == "integer" || p.Type == "number":
+			out[name] = 1
+		case p.Type == "boolean":
+			out[name] = true
+		default:
+			out[name] = "x"
+		}
+	}
+	return out
 }
 
 type erring struct{ generated.Handlers }

@@ -45,14 +45,14 @@ func openStore(t *testing.T) *store.Store {
 func TestRunEachAccount(t *testing.T) {
 	st := openStore(t)
 	accts := []config.Account{
-		{Name: "cal", Kind: "caldav"},
+		{Name: "cal", Kind: "jmap"},
 		{Name: "home", Kind: "maildir", Path: newMaildir(t, 3)},
 	}
 	outs, err := Run(context.Background(), st, accts, Options{})
 	if err != nil || len(outs) != 2 {
 		t.Fatalf("Run: %d outcomes, %v", len(outs), err)
 	}
-	if !strings.Contains(outs[0].Error, `account cal has kind "caldav", which postern cannot sync`) || outs[0].Interrupted {
+	if !strings.Contains(outs[0].Error, `account cal has kind "jmap", which postern cannot sync`) || outs[0].Interrupted {
 		t.Errorf("the unknown kind's outcome: %+v", outs[0])
 	}
 	if o := outs[1]; o.Error != "" || o.New != 3 || o.Folders != 1 {

@@ -39,6 +39,9 @@ func Open(a config.Account) source.Source { return &Source{a: a} }
 // Connect runs the password command and makes the clients of the account's
 // CalDAV and CardDAV URLs (nil for the one it has not).
 func Connect(ctx context.Context, a config.Account) (cal, card *Client, err error) {
+	if a.CalDAV == "" && a.CardDAV == "" {
+		return nil, nil, fmt.Errorf("account %s has neither a caldav nor a carddav URL; set one with postern account set %s --caldav URL (or --carddav URL)", a.Name, a.Name)
+	}
 	pw := ""
 	if a.PasswordCmd != "" || a.User != "" {
 		if pw, err = source.Password(ctx, a); err != nil {
