@@ -21,12 +21,17 @@
 // With -actions it measures acting on mail: a 500-message query archive and
 // its undo against a plain IMAP client moving the same mail (actions.go).
 //
+// With -dav it measures calendars and contacts: the sync of 5,000 events and
+// 2,000 contacts, agenda for a month and contacts_search, against the same
+// requests made live to a private Radicale (dav.go).
+//
 // Usage:
 //
 //	go run ./cmd/postern-bench [-postern PATH] [-n 10000] [-starts 200] [-json]
 //	go run ./cmd/postern-bench -mail [-messages 10000] [-reps 50] [-postern PATH] [-json]
 //	go run ./cmd/postern-bench -agent [-agent-messages 2000] [-seed 1] [-postern PATH] [-json]
 //	go run ./cmd/postern-bench -actions [-actions-messages 500] [-actions-reps 5] [-postern PATH] [-json]
+//	go run ./cmd/postern-bench -dav [-dav-events 5000] [-dav-contacts 2000] [-dav-reps 20] [-postern PATH] [-json]
 package main
 
 import (
@@ -79,6 +84,10 @@ func main() {
 	flag.Parse()
 	if *actionsMode {
 		runActions(*posternPath, *asJSON, *limit)
+		return
+	}
+	if *davMode {
+		runDAV(*posternPath, *asJSON, *limit)
 		return
 	}
 	if *agentMode {
