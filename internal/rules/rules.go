@@ -13,10 +13,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -160,11 +160,27 @@ func Find(rules []generated.Rule, name string) int {
 	return -1
 }
 
-var nameRE = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} _-]{0,99}$`)
+// goodName reports whether name is 1 to 100 letters, digits, spaces, - and _,
+// starting with a letter or digit. (A regular expression with {0,99} of
+// Unicode classes costs 4 ms to compile at every start.)
+func goodName(name string) bool {
+	n := 0
+	for i, r := range name {
+		n++
+		ok := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.N, r)
+		if i > 0 {
+			ok = ok || r == ' ' || r == '_' || r == '-'
+		}
+		if !ok || n > 100 {
+			return false
+		}
+	}
+	return n > 0
+}
 
 // ValidName says what is wrong with a rule's name, if anything.
 func ValidName(name string) error {
-	if !nameRE.MatchString(name) || strings.TrimSpace(name) != name {
+	if !goodName(name) || strings.TrimSpace(name) != name {
 		return fmt.Errorf("the rule name %q is not allowed: use up to 100 letters, digits, spaces, - and _, starting with a letter or digit", name)
 	}
 	return nil
