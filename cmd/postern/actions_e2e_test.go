@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -517,15 +516,7 @@ func ageBackups(t *testing.T, env []string) {
 func TestActionAnswersValidate(t *testing.T) {
 	b := newActionBox(t, imaptest.Start(t), "")
 	cs := b.connect(t, allScopes())
-	list, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas := map[string][]byte{}
-	for _, tl := range list.Tools {
-		s, _ := json.Marshal(tl.OutputSchema)
-		schemas[tl.Name] = s
-	}
+	schemas := outputSchemas(t, cs)
 	news := func(n int) []string { return []string{messageID(t, cs, fmt.Sprintf(`subject:"Newsletter %d"`, n))} }
 	var lastAction, backup string
 	order := []string{"mail_archive", "mail_move", "mail_mark", "mail_junk", "mail_delete", "mail_undo", "mail_backup_restore", "rules_apply_existing"}

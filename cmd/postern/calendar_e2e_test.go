@@ -488,15 +488,7 @@ func TestCalendarAnswersValidate(t *testing.T) {
 func TestCalendarPairsValidate(t *testing.T) {
 	h := newDavHome(t, davtest.Radicale(t))
 	cs := h.connect(t, allScopes())
-	list, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas := map[string][]byte{}
-	for _, tl := range list.Tools {
-		b, _ := json.Marshal(tl.OutputSchema)
-		schemas[tl.Name] = b
-	}
+	schemas := outputSchemas(t, cs)
 	var taskID string
 	order := []string{"calendar_create", "calendar_update", "calendar_cancel", "task_create", "task_update", "task_complete", "task_reopen", "task_delete"}
 	args := map[string]func() map[string]any{

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -398,15 +397,7 @@ func maxCount(m map[string]int) int {
 func TestRuleAnswersValidate(t *testing.T) {
 	b := newActionBox(t, imaptest.Start(t), "")
 	cs := b.connect(t, allScopes())
-	list, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas := map[string][]byte{}
-	for _, tl := range list.Tools {
-		s, _ := json.Marshal(tl.OutputSchema)
-		schemas[tl.Name] = s
-	}
+	schemas := outputSchemas(t, cs)
 	rule := func(name string) map[string]any {
 		return map[string]any{"name": name, "match": map[string]any{"from": "news@example.test"}, "actions": []any{map[string]any{"do": "flag"}}}
 	}

@@ -829,15 +829,7 @@ func TestSendUnknownOutcome(t *testing.T) {
 func TestPairAnswersValidate(t *testing.T) {
 	mb := newMailbox(t, "host")
 	cs := mb.connect(t, allScopes(), nil)
-	list, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas := map[string][]byte{}
-	for _, tl := range list.Tools {
-		b, _ := json.Marshal(tl.OutputSchema)
-		schemas[tl.Name] = b
-	}
+	schemas := outputSchemas(t, cs)
 	rcpt := smtptest.Addr("valid")
 	// Arguments per pair, in the order they run (mail_send_draft sends the draft mail_draft saved).
 	order := []string{"calendar_respond", "mail_backups_purge", "mail_unsubscribe", "mail_draft", "mail_send", "mail_send_draft", "rules_push"}
