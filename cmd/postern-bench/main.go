@@ -558,7 +558,9 @@ func isolatedEnv(home string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "HOME" || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "POSTERN_") {
+		// POSTERN_CPUPROFILE passes through: each postern sync writes its CPU profile there
+		// (the last sync of a run is the one that stays).
+		if k == "HOME" || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "POSTERN_") && k != "POSTERN_CPUPROFILE" {
 			continue
 		}
 		env = append(env, kv)
