@@ -610,9 +610,14 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "\r\033[K%s/%s [%s%s] %d/%d", termsafe.Line(p.Account), termsafe.Line(p.Folder), strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Done, p.Total)
 		}
 	}
-	// POSTERN_CPUPROFILE=FILE writes a CPU profile of the sync (for benchmarks).
+	// POSTERN_CPUPROFILE=FILE writes a CPU profile of the sync (for benchmarks); a FILE that
+	// exists is kept, and the profile goes to FILE.1, FILE.2, … (a bench runs several syncs).
 	if path := os.Getenv("POSTERN_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		for i := 1; errors.Is(err, os.ErrExist) && i < 100; i++ {
+			f, err = os.OpenFile(fmt.Sprintf("%s.%d", path, i), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		}
+		if err == nil {
 			pprof.StartCPUProfile(f)
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
