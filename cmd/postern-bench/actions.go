@@ -129,37 +129,7 @@ func runActions(posternPath string, asJSON bool, limit time.Duration) {
 	r.Messages, r.Other, r.Archived, r.Reps, r.Sender, r.Query = n, other, actionsArchived, reps, actionsSender, e.query
 	r.Dovecot = firstLine(output(context.Background(), nil, "dovecot", "--version"))
 
-	work, err := os.MkdirTemp(*mailDir, "postern-bench-actions-")
-	if err != nil {
-		fail(err)
-	}
-	r.WorkDir = work
-	if !*mailKeep {
-		addCleanup(func() {
-			killProcs()
-			os.RemoveAll(work)
-		})
-	}
-	// Dovecot serves mail as nobody: it must be able to walk down to its homes.
-	if err := os.Chmod(work, 0o755); err != nil {
-		fail(err)
-	}
-	e.work = work
-	e.home = filepath.Join(work, "home")
-	e.cfg = filepath.Join(work, "config.toml")
-	e.pwFile = filepath.Join(work, "password")
-	e.storePath = filepath.Join(e.home, ".local", "share", "postern", "store.db")
-	e.env = isolatedEnv(e.home)
-	if err := os.MkdirAll(e.home, 0o700); err != nil {
-		fail(err)
-	}
-	if e.postern == "" {
-		e.postern = filepath.Join(work, "bin", "postern")
-		logf("building postern")
-		if err := goBuild(root, e.postern, "./cmd/postern"); err != nil {
-			fail(err)
-		}
-	}
+	r.WorkDir = e.workspace("postern-bench-actions-", root)
 
 	e.startDovecot() // and the user postern acts for
 	b := make([]byte, 12)

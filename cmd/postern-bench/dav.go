@@ -203,32 +203,7 @@ func runDAV(posternPath string, asJSON bool, limit time.Duration) {
 	r.Seed, r.Reps, r.SyncReps = *davSeed, *davReps, *davSyncReps
 	r.Radicale = "Radicale " + firstLine(output(context.Background(), nil, "radicale", "--version"))
 
-	work, err := os.MkdirTemp(*mailDir, "postern-bench-dav-")
-	if err != nil {
-		fail(err)
-	}
-	r.WorkDir = work
-	if !*mailKeep {
-		addCleanup(func() {
-			killProcs()
-			os.RemoveAll(work)
-		})
-	}
-	e.work = work
-	e.home = filepath.Join(work, "home")
-	e.cfg = filepath.Join(work, "config.toml")
-	e.pwFile = filepath.Join(work, "password")
-	e.env = isolatedEnv(e.home)
-	if err := os.MkdirAll(e.home, 0o700); err != nil {
-		fail(err)
-	}
-	if e.postern == "" {
-		e.postern = filepath.Join(work, "bin", "postern")
-		logf("building postern")
-		if err := goBuild(root, e.postern, "./cmd/postern"); err != nil {
-			fail(err)
-		}
-	}
+	r.WorkDir = e.workspace("postern-bench-dav-", root)
 
 	e.startRadicale()
 	rng := mrand.New(mrand.NewSource(*davSeed))

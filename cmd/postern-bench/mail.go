@@ -281,37 +281,7 @@ func runMail(posternPath string, asJSON bool, limit time.Duration) {
 		r.Load = strings.Join(strings.Fields(string(b))[:3], " ")
 	}
 
-	work, err := os.MkdirTemp(*mailDir, "postern-bench-mail-")
-	if err != nil {
-		fail(err)
-	}
-	r.WorkDir = work
-	if !*mailKeep {
-		addCleanup(func() {
-			killProcs()
-			os.RemoveAll(work)
-		})
-	}
-	// Dovecot serves mail as nobody: it must be able to walk down to its homes.
-	if err := os.Chmod(work, 0o755); err != nil {
-		fail(err)
-	}
-	e.work = work
-	e.home = filepath.Join(work, "home")
-	e.cfg = filepath.Join(work, "config.toml")
-	e.pwFile = filepath.Join(work, "password")
-	e.storePath = filepath.Join(e.home, ".local", "share", "postern", "store.db")
-	e.env = isolatedEnv(e.home)
-	if err := os.MkdirAll(e.home, 0o700); err != nil {
-		fail(err)
-	}
-	if e.postern == "" {
-		e.postern = filepath.Join(work, "bin", "postern")
-		logf("building postern")
-		if err := goBuild(root, e.postern, "./cmd/postern"); err != nil {
-			fail(err)
-		}
-	}
+	r.WorkDir = e.workspace("postern-bench-mail-", root)
 	r.Versions.Dovecot = firstLine(output(context.Background(), nil, "dovecot", "--version"))
 	r.Versions.Mu = firstLine(output(context.Background(), nil, "mu", "--version"))
 	r.Versions.Notmuch = firstLine(output(context.Background(), nil, "notmuch", "--version"))
@@ -1106,4 +1076,41 @@ func (r *mailReport) print(w io.Writer) {
 
 func pair(s summary) string {
 	return fmt.Sprintf("%8s %9s", strings.TrimSuffix(ms(s.Median), " ms"), ms(s.P99))
+}
+
+// workspace makes a bench mode's working folder under -dir (removed at the end unless -keep;
+// walkable by Dovecot's mail processes, which run as nobody), its HOME, configuration and
+// password paths and isolated environment, and builds postern from root when no -postern was
+// given. It returns the folder.
+func (e *mailEnv) workspace(prefix, root string) string {
+	work, err := os.MkdirTemp(*mailDir, prefix)
+	if err != nil {
+		fail(err)
+	}
+	if !*mailKeep {
+		addCleanup(func() {
+			killProcs()
+			os.RemoveAll(work)
+		})
+	}
+	if err := os.Chmod(work, 0o755); err != nil {
+		fail(err)
+	}
+	e.work = work
+	e.home = filepath.Join(work, "home")
+	e.cfg = filepath.Join(work, "config.toml")
+	e.pwFile = filepath.Join(work, "password")
+	e.storePath = filepath.Join(e.home, ".local", "share", "postern", "store.db")
+	e.env = isolatedEnv(e.home)
+	if err := os.MkdirAll(e.home, 0o700); err != nil {
+		fail(err)
+	}
+	if e.postern == "" {
+		e.postern = filepath.Join(work, "bin", "postern")
+		logf("building postern")
+		if err := goBuild(root, e.postern, "./cmd/postern"); err != nil {
+			fail(err)
+		}
+	}
+	return work
 }
