@@ -308,7 +308,7 @@ func start(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	out, err := sc.Run(ctx, 0, "start", dir)
 	if err != nil {
