@@ -67,3 +67,41 @@ func isTrusted(id string, trusted []string) bool {
 	}
 	return false
 }
+
+// Authenticated reports whether a trusted authserv-id vouches for the From domain fromDomain:
+// DMARC passed (for that domain, when the field names it), or a DKIM signature of that domain
+// or of a parent of it passed. Projects route mail by sender only when this holds, so that
+// forged mail never joins a project through the address it claims. A message Forged says is
+// forged is never authenticated.
+func Authenticated(values []string, trusted []string, fromDomain string) bool {
+	fromDomain = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(fromDomain), "."))
+	if fromDomain == "" || Forged(values, trusted) {
+		return false
+	}
+	for _, v := range values {
+		f, ok := read(v)
+		if !ok || !isTrusted(f.id, trusted) || (f.version != "" && f.version != "1") {
+			continue
+		}
+		for i, r := range f.results {
+			d := f.domains[i]
+			switch r {
+			case "dmarc=pass":
+				if d == "" || aligned(fromDomain, d) && aligned(d, fromDomain) {
+					return true
+				}
+			case "dkim=pass":
+				if d != "" && aligned(fromDomain, d) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// aligned reports whether domain is signer or a subdomain of it.
+func aligned(domain, signer string) bool {
+	signer = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(signer), "."))
+	return signer != "" && (domain == signer || strings.HasSuffix(domain, "."+signer))
+}

@@ -7,6 +7,9 @@ import "strings"
 type field struct {
 	id, version string
 	results     []string
+	// domains[i] is the domain results[i] speaks for, when it names one: DMARC's header.from,
+	// DKIM's header.d (lower case).
+	domains []string
 }
 
 // canonical writes f as authres.Parse reads it right.
@@ -66,6 +69,7 @@ func read(v string) (f field, ok bool) {
 		l.cfws()
 		if result := l.run(isKeyword); result != "" {
 			f.results = append(f.results, strings.ToLower(method)+"="+strings.ToLower(result))
+			f.domains = append(f.domains, l.domainProp(strings.ToLower(method)))
 		}
 	}
 	return f, true
@@ -204,4 +208,38 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // isKeyword: RFC 8601 methods and results are ldh-str; "_" and "." are taken too.
 func isKeyword(c byte) bool {
 	return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_' || c == '.'
+}
+
+// domainProp reads a resinfo's reason and properties up to the next ";" and returns the domain
+// its method speaks for: header.from for dmarc, header.d for dkim; "" when none.
+func (l *lexer) domainProp(method string) string {
+	want := map[string]string{"dmarc": "header.from", "dkim": "header.d"}[method]
+	found := ""
+	for l.i < len(l.s) && !l.peek(';') {
+		start := l.i
+		l.cfws()
+		key := l.run(isKeyword)
+		if l.peek('.') {
+			l.i++
+			key += "." + l.run(isKeyword)
+		}
+		l.cfws()
+		if key != "" && l.peek('=') {
+			l.i++
+			l.cfws()
+			v := l.value()
+			if l.peek('@') { // header.from=user@domain: the domain is after the @
+				l.i++
+				v = l.value()
+			}
+			if strings.EqualFold(key, want) && found == "" {
+				found = strings.ToLower(strings.TrimPrefix(v, "@"))
+			}
+			continue
+		}
+		if l.i == start {
+			l.i++ // a byte that starts nothing: step over it
+		}
+	}
+	return found
 }
