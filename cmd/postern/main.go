@@ -129,6 +129,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newActionsCmd(stdout, stderr),
 		newUndoCmd(stdout, stderr),
 		newRulesCmd(stdin, stdout, stderr),
+		newProjectCmd(stdout),
 		newLogCmd(stdout, stderr),
 		newIntegrationsCmd(stdin, stdout, stderr),
 		newBundleCmd(stdout, stderr),

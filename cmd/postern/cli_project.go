@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/projects"
+	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/termsafe"
+)
+
+// postern project: the person's side of projects (projects.toml beside the
+// configuration). Every project is closed to agents until opened here; the
+// commands change the file in place, keeping the person's comments and order
+// (projects.SetOpen, AddTie, RemoveTie), and ask nothing: whoever runs them is
+// the person at their terminal, as with the file itself.
+
+func newProjectCmd(stdout io.Writer) *cobra.Command {
+	var cfgPath string
+	var asJSON bool
+	idArgs := exactArgs(1, "the id of a project (postern project list shows them)")
+	tieArgs := exactArgs(2, "the id of a project and what to tie (mid:<Message-ID>, a message id as "+generated.ToolMailList+" gives it, event:UID, task:UID, contact:UID or note:PATH)")
+	list := &cobra.Command{
+		Use:     "list",
+		Short:   "the projects, open or closed, and what happens to things in no project",
+		Long:    "List the projects of projects.toml beside the configuration: each one's id, name, whether agents may see it, and how many routes and ties say what belongs to it; then what happens to things in no project ([projects] outside).",
+		Example: "  postern project list\n  postern project list --json",
+		Args:    noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return projectList(cfgPath, asJSON, stdout)
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print the projects file as JSON")
+	show := &cobra.Command{
+		Use:     "show ID",
+		Short:   "one project, whole: its routes, ties and whether it is open",
+		Long:    "Show one project whole: whether agents may see it, each route that says what belongs to it (senders, domains, subjects, folders, calendars, task lists, address books, note folders) and its ties.",
+		Example: "  postern project show acme",
+		Args:    idArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return projectShow(cfgPath, args[0], stdout)
+		},
+	}
+	open := &cobra.Command{
+		Use:     "open ID",
+		Short:   "open a project to agents",
+		Long:    "Open a project: from the next call on, agents see what belongs to it (a thing that also belongs to a closed project stays kept). The file is changed in place, its comments kept.",
+		Example: "  postern project open acme",
+		Args:    idArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return projectSetOpen(cfgPath, args[0], true, stdout)
+		},
+	}
+	closeCmd := &cobra.Command{
+		Use:     "close ID",
+		Short:   "close a project to agents",
+		Long:    "Close a project: from the next call on, agents see nothing of what belongs to it, and nothing is written into it. The file is changed in place, its comments kept.",
+		Example: "  postern project close acme",
+		Args:    idArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return projectSetOpen(cfgPath, args[0], false, stdout)
+		},
+	}
+	tie := &cobra.Command{
+		Use:   "tie ID REF",
+		Short: "tie one message (and its thread), event, task, contact or note to a project",
+		Long: "Tie one thing to a project by hand. REF is mid:<Message-ID> (the angle brackets may be left out) or a message id as " + generated.ToolMailList + " gives it (m…, read from the local store), " +
+			"event:UID, task:UID, contact:UID or note:PATH (inside a notes folder). A message belongs with its whole thread. Tying what is tied already changes nothing.",
+		Example: "  postern project tie acme mid:<CAB123@mail.example.com>\n  postern project tie acme m1a2b3c\n  postern project tie acme note:clients/acme/plan.md",
+		Args:    tieArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return projectTie(cfgPath, args[0], args[1], true, stdout)
+		},
+	}
+	untie := &cobra.Command{
+		Use:     "untie ID REF",
+		Short:   "take a tie off a project",
+		Long:    "Take off a tie made by postern project tie (or written in the file). REF is written as for tie; a ref that is not tied to the project is an error.",
+		Example: "  postern project untie acme mid:CAB123@mail.example.com",
+		Args:    tieArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			return projectTie(cfgPath, args[0], args[1], false, stdout)
+		},
+	}
+	cmd := group("project", "decide which projects agents may see",
+		"Projects live in projects.toml beside the configuration (docs/projects.md). Each says what belongs to it — authenticated senders and domains, subject words, folders, calendars, task lists, address books, note folders and ties — and is closed to agents until you open it here. Things in no project follow [projects] outside. The file is read again at every call, so a change takes effect at once.",
+		list, show, open, closeCmd, tie, untie)
+	for _, c := range []*cobra.Command{list, show, open, closeCmd, tie, untie} {
+		addConfigFlag(c, &cfgPath)
+	}
+	return cmd
+}
+
+// loadProject reads the projects file and finds id in it; an unknown id names the nearest.
+func loadProject(cfgPath, id string) (string, *projects.Set, *projects.Project, error) {
+	path := projects.Path(cfgPath)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return path, nil, nil, fmt.Errorf("there is no projects file %s yet; write one with a [[project]] entry (docs/projects.md)", path)
+	}
+	s, err := projects.Load(path)
+	if err != nil {
+		return path, nil, nil, err
+	}
+	p := s.Find(id)
+	if p == nil {
+		msg := fmt.Sprintf("there is no project %q in %s", id, path)
+		if near := s.Nearest(id); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, " or ") + "?"
+		} else if len(s.Projects) == 0 {
+			msg += "; it has no [[project]] entry yet (docs/projects.md)"
+		} else {
+			msg += "; postern project list shows them"
+		}
+		return path, s, nil, errors.New(msg)
+	}
+	return path, s, p, nil
+}
+
+func projectList(cfgPath string, asJSON bool, stdout io.Writer) error {
+	path := projects.Path(cfgPath)
+	s, err := projects.Load(path)
+	if err != nil {
+		return err
+	}
+	line := func(format string, args ...any) { fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf(format, args...))) }
+	if asJSON {
+		b, _ := json.MarshalIndent(struct {
+			Path     string             `json:"path"`
+			Outside  bool               `json:"outside"`
+			Projects []projects.Project `json:"projects"`
+		}{path, s.Outside(), s.Projects}, "", "  ")
+		fmt.Fprintln(stdout, string(termsafe.JSON(b)))
+		return nil
+	}
+	if len(s.Projects) == 0 {
+		line("No projects in %s (docs/projects.md says how to write them).", path)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for i := range s.Projects {
+		p := &s.Projects[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %s\n", termsafe.Line(p.ID), termsafe.Line(orDash(p.Name)), openWord(p.Open), plural(routeCount(p), "route"), plural(len(p.Ties), "tie"))
+	}
+	tw.Flush()
+	line("%s", outsideLine(s))
+	return nil
+}
+
+func outsideLine(s *projects.Set) string {
+	if s.Outside() {
+		return "Things in no project are shown to agents ([projects] outside = true, the default)."
+	}
+	return "Things in no project are kept from agents ([projects] outside = false); writes outside projects are refused."
+}
+
+func projectShow(cfgPath, id string, stdout io.Writer) error {
+	_, s, p, err := loadProject(cfgPath, id)
+	if err != nil {
+		return err
+	}
+	line := func(format string, args ...any) { fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf(format, args...))) }
+	name := ""
+	if p.Name != "" {
+		name = fmt.Sprintf(" %q", p.Name)
+	}
+	if p.Open {
+		line("%s%s: open to agents (postern project close %s closes it)", p.ID, name, p.ID)
+	} else {
+		line("%s%s: closed to agents (postern project open %s opens it)", p.ID, name, p.ID)
+	}
+	routes := []struct {
+		what string
+		list []string
+	}{
+		{"senders (authenticated mail only)", p.Senders},
+		{"domains (authenticated mail only)", p.Domains},
+		{"subjects", p.Subjects},
+		{"folders", p.Folders},
+		{"calendars", p.Calendars},
+		{"task lists", p.TaskLists},
+		{"address books", p.AddressBooks},
+		{"note folders", p.NoteFolders},
+	}
+	for _, r := range routes {
+		if len(r.list) > 0 {
+			line("  %s: %s", r.what, quoteAll(r.list))
+		}
+	}
+	if len(p.Ties) > 0 {
+		line("  ties:")
+		for _, t := range p.Ties {
+			line("    %s", t)
+		}
+	}
+	if routeCount(p) == 0 && len(p.Ties) == 0 {
+		line("  nothing belongs to it yet: it has no routes and no ties")
+	}
+	if !s.Outside() {
+		line("  (things in no project are kept from agents: [projects] outside = false)")
+	}
+	return nil
+}
+
+func projectSetOpen(cfgPath, id string, open bool, stdout io.Writer) error {
+	path, _, p, err := loadProject(cfgPath, id)
+	if err != nil {
+		return err
+	}
+	word := "opened to agents"
+	if !open {
+		word = "closed to agents"
+	}
+	if p.Open == open {
+		fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf("project %s: already %s; nothing changed", p.ID, openWord(open)+" to agents")))
+		return nil
+	}
+	if err := projects.SetOpen(path, p.ID, open); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf("project %s: %s", p.ID, word)))
+	return nil
+}
+
+func projectTie(cfgPath, id, ref string, add bool, stdout io.Writer) error {
+	path, _, p, err := loadProject(cfgPath, id)
+	if err != nil {
+		return err
+	}
+	tie, from, err := resolveTie(ref)
+	if err != nil {
+		return err
+	}
+	if err := projects.CheckTie(tie); err != nil {
+		return err
+	}
+	line := func(format string, args ...any) { fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf(format, args...))) }
+	if !add {
+		// A note's path is matched case-insensitively: untie the tie as written.
+		for _, t := range p.Ties {
+			if t != tie && strings.HasPrefix(tie, "note:") && strings.EqualFold(t, tie) {
+				tie = t
+			}
+		}
+		if err := projects.RemoveTie(path, p.ID, tie); err != nil {
+			return err
+		}
+		line("project %s: untied %s%s", p.ID, tie, from)
+		return nil
+	}
+	for _, t := range p.Ties {
+		if t == tie {
+			line("project %s: %s was tied already; nothing changed", p.ID, tie)
+			return nil
+		}
+	}
+	if err := projects.AddTie(path, p.ID, tie); err != nil {
+		return err
+	}
+	line("project %s: tied %s%s", p.ID, tie, from)
+	return nil
+}
+
+// resolveTie turns what the person typed into a tie: kind:ref as written (mid: without
+// its angle brackets, note: without leading or trailing slashes), or a postern message
+// id read from the store as the mid: of its Message-ID. from says where a mid came from.
+func resolveTie(ref string) (tie, from string, err error) {
+	ref = strings.TrimSpace(ref)
+	if kind, rest, ok := strings.Cut(ref, ":"); ok {
+		switch kind {
+		case "note":
+			rest = strings.Trim(rest, "/")
+		case "event", "task", "contact":
+			rest = strings.TrimSpace(rest)
+		}
+		return projects.Tie(kind, rest), "", nil
+	}
+	id, ok := store.DecodeID(ref)
+	if !ok {
+		return "", "", fmt.Errorf("%q is not something to tie; write mid:<Message-ID>, a message id as "+generated.ToolMailList+" gives it (m…), event:UID, task:UID, contact:UID or note:PATH", ref)
+	}
+	if _, err := os.Stat(storePath()); err != nil {
+		return "", "", fmt.Errorf("there is no local store %s to read message %s from (postern sync makes it); tie the message by its Message-ID instead: mid:<…>", storePath(), ref)
+	}
+	st, err := store.Open(storePath())
+	if err != nil {
+		return "", "", err
+	}
+	defer st.Close()
+	row, err := st.Message(context.Background(), id, nil)
+	if errors.Is(err, store.ErrNoMessage) {
+		return "", "", fmt.Errorf("there is no message %s in the store %s; message ids are as "+generated.ToolMailList+" gives them, or tie it by its Message-ID: mid:<…>", ref, storePath())
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if strings.TrimSpace(row.MessageID) == "" {
+		return "", "", fmt.Errorf("message %s has no Message-ID, so it cannot be tied; route it by its folder, sender or subject instead (docs/projects.md)", ref)
+	}
+	return projects.Tie("mid", row.MessageID), " (message " + ref + ")", nil
+}
+
+func routeCount(p *projects.Project) int {
+	return len(p.Senders) + len(p.Domains) + len(p.Subjects) + len(p.Folders) + len(p.Calendars) +
+		len(p.TaskLists) + len(p.AddressBooks) + len(p.NoteFolders)
+}
+
+func openWord(open bool) string {
+	if open {
+		return "open"
+	}
+	return "closed"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func quoteAll(xs []string) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(out, ", ")
+}
