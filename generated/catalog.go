@@ -4425,6 +4425,8 @@ type Agenda struct {
 	Truncated *bool `json:"truncated,omitempty"`
 	// Events that could not be read whole, and why.
 	Problems []string `json:"problems,omitempty" post:"line"`
+	// Events the person's projects keep from agents, left out of this answer: every kept event of the range in the visible calendars, whatever the calendar asked for, so it says nothing of what they hold. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // AttachmentInfo: An attachment.
@@ -4509,6 +4511,8 @@ type BackupList struct {
 	Backups []BackupInfo `json:"backups"`
 	// Pass as cursor for the next page; absent on the last.
 	NextCursor string `json:"next_cursor,omitempty" post:"own"`
+	// Backups of messages the person's projects keep from agents, left out of every page (counted over the account). Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // BusyPeriod: A period the person is busy.
@@ -4539,6 +4543,8 @@ type CalendarInfo struct {
 type CalendarList struct {
 	// One row each.
 	Calendars []CalendarInfo `json:"calendars"`
+	// Calendars, task lists and address books the person's projects keep from agents, left out of this answer. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // ContactDetail: One contact whole.
@@ -4563,6 +4569,8 @@ type ContactList struct {
 	Contacts []ContactRow `json:"contacts"`
 	// More contacts matched than limit. Present only then.
 	Truncated *bool `json:"truncated,omitempty"`
+	// Contacts the person's projects keep from agents, left out of this answer: every kept contact of the address books searched, whatever the words, so it says nothing of what they hold. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // ContactRow: A contact.
@@ -4725,6 +4733,8 @@ type FolderList struct {
 	Folders []FolderInfo `json:"folders"`
 	// There are more folders than fit in one answer; the last are left out (ask for one account at a time). Present only then.
 	Truncated *bool `json:"truncated,omitempty"`
+	// Messages the person's projects keep from agents, left out of every count above. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // FreeBusy: Busy periods between two times.
@@ -4737,6 +4747,8 @@ type FreeBusy struct {
 	Zone string `json:"zone" post:"own"`
 	// The busy periods, merged, by start.
 	Busy []BusyPeriod `json:"busy"`
+	// Events the person's projects keep from agents, which give no busy time here: every kept event of the range. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // HeaderField: One header field.
@@ -4817,6 +4829,8 @@ type MessageList struct {
 	Count *int `json:"count,omitempty"`
 	// Pass as cursor for the next page; absent on the last page. A page stops early, with a cursor, when its rows would make the answer too long.
 	NextCursor string `json:"next_cursor,omitempty" post:"own"`
+	// Messages the person's projects keep from agents, left out of this answer: all the kept messages of the accounts and folder searched, whatever the words or filters, so it says nothing of what they hold. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // MessageRow: A message, without its body; what says nothing is left out (false flags, no attachments, the person's own addresses).
@@ -4895,6 +4909,8 @@ type Now struct {
 	UTCOffset string `json:"utc_offset" post:"own"`
 	// The next 3 events starting in the coming 31 days (those already under way first).
 	NextEvents []EventRow `json:"next_events"`
+	// Events of the coming 31 days the person's projects keep from agents, left out of next_events. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // Prepared: What a prepare_commit tool would do, computed and checked but not done, with the token its _commit half needs.
@@ -5039,6 +5055,8 @@ type RuleCoverage struct {
 	UnmatchedSenders []SenderCount `json:"unmatched_senders"`
 	// Messages several rules match (at most 50).
 	Contested []Contested `json:"contested"`
+	// Messages the person's projects keep from agents, left out of this answer (counted over the folder or accounts, whatever the rule). Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // RuleHeader: A header condition.
@@ -5121,6 +5139,8 @@ type RuleTest struct {
 	Messages []MessageRow `json:"messages"`
 	// What it would do to each, in order.
 	Actions []string `json:"actions" post:"line"`
+	// Messages the person's projects keep from agents, left out of this answer (counted over the folder or accounts, whatever the rule). Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // SavedAttachment: An attachment saved as a file, or why it was not.
@@ -5185,6 +5205,8 @@ type SenderInfo struct {
 type SenderList struct {
 	// One row per sender.
 	Senders []SenderInfo `json:"senders"`
+	// Messages the person's projects keep from agents, left out of these rows: all the kept messages of the accounts and folder looked at, whatever the words. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 	// More senders matched than fit in one answer; those with the fewest messages are left out. Present only then.
 	Truncated *bool `json:"truncated,omitempty"`
 }
@@ -5285,6 +5307,8 @@ type TaskList struct {
 	Tasks []TaskRow `json:"tasks"`
 	// More tasks matched than limit; the rest are left out. Present only then.
 	Truncated *bool `json:"truncated,omitempty"`
+	// Tasks the person's projects keep from agents, left out of this answer: every kept task of the visible task lists and calendars, whatever the state or list asked for, so it says nothing of what they hold. Present only when some are kept.
+	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // TaskRow: A task.

@@ -55,6 +55,9 @@ func Judge(nm *store.NewMessage, trusted []string) {
 		}
 	}
 	nm.Forged = authres.Forged(ar, trusted)
+	if _, domain, ok := strings.Cut(nm.From.Email, "@"); ok {
+		nm.Authentic = authres.Authenticated(ar, trusted, domain)
+	}
 	maskMessage(nm)
 }
 

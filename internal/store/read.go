@@ -58,6 +58,8 @@ type Filter struct {
 	Threads       bool  // one row per thread: its newest message
 	Before        int64 // cursor: only ids below this; 0 for none
 	Limit         int
+	// Hide leaves out what the person's projects keep from agents (projects.go); nil for nothing.
+	Hide *Hide
 
 	exprs   map[exprKey]string // per index, a term's expression when its prefix was expanded ("": no word)
 	folders map[string][]int64 // per folder name written, the ids of the folders it names (resolveFolders)
@@ -128,6 +130,9 @@ func (f *Filter) whereIn(win *window) (string, []any, error) {
 	}
 	if f.Folder != "" {
 		conds = append(conds, f.folderCond(f.Folder, &args))
+	}
+	if f.Hide != nil {
+		conds = append(conds, f.Hide.cond(&args))
 	}
 	addFlag(&conds, f.Unread, FlagSeen, true)
 	addFlag(&conds, f.Flagged, FlagFlagged, false)
@@ -739,8 +744,8 @@ type FolderStat struct {
 }
 
 // FolderStats lists the visible folders with total and unread counts.
-func (s *Store) FolderStats(ctx context.Context, accounts []string) ([]FolderStat, error) {
-	f := Filter{Accounts: accounts}
+func (s *Store) FolderStats(ctx context.Context, accounts []string, hide *Hide) ([]FolderStat, error) {
+	f := Filter{Accounts: accounts, Hide: hide}
 	where, args, _ := f.where()
 	q := `SELECT a.name, f.name, f.role, count(m.id), coalesce(sum(CASE WHEN m.id IS NOT NULL AND m.flags & 1 = 0 THEN 1 ELSE 0 END), 0)
 		FROM folders f JOIN accounts a ON a.id = f.account_id LEFT JOIN messages m ON m.folder_id = f.id` + where + ` GROUP BY f.id ORDER BY a.name, f.name`

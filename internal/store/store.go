@@ -28,7 +28,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 11
+const schemaVersion = 12
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -167,6 +167,7 @@ var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	3:  rebuildIndexes,
 	7:  fillLists,
 	10: addInviteColumns,
+	11: addAuthentic,
 }
 
 const (

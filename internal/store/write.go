@@ -64,6 +64,7 @@ type NewMessage struct {
 	Headers       []Header
 	Problems      []string
 	Forged        bool
+	Authentic     bool   // a trusted receiving server vouched for the From domain (authres.Authenticated)
 	Withheld      string // why the text is withheld, when it is
 	// List: it comes from a mailing list; OneClick: it offers an RFC 8058 one-click
 	// unsubscribe; Unsubscribe: its List-Unsubscribe URIs, stored for mail_unsubscribe
@@ -428,8 +429,8 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batch, error) {
 		{&b.maxID, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`},
 		{&b.insert, `INSERT INTO messages(id, account_id, folder_id, uid, message_id, in_reply_to, thread_id, date, subject,
 		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld, list, one_click, unsubscribe,
-		invitation, invitation_uid)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		invitation, invitation_uid, authentic)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(folder_id, uid) DO NOTHING`},
 		{&b.ref, `INSERT INTO refs(message, ref) VALUES(?, ?)`},
 		{&b.body, `INSERT INTO bodies(id, text, truncated, headers, problems, calendar) VALUES(?,?,?,?,?,?)`},
@@ -486,7 +487,7 @@ func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) 
 	}
 	if _, err := b.insert.ExecContext(ctx, id, f.AccountID, f.ID, m.UID, m.MessageID, m.InReplyTo, thread, date.Unix(), m.Subject,
 		m.From.Name, m.From.Email, joinAddrs(m.To), joinAddrs(m.Cc), m.Flags, m.Size, atts, m.ModSeq, m.Forged, m.Withheld,
-		m.List, m.OneClick, strings.Join(m.Unsubscribe, "\n"), m.Invitation, m.InvitationUID); err != nil {
+		m.List, m.OneClick, strings.Join(m.Unsubscribe, "\n"), m.Invitation, m.InvitationUID, m.Authentic); err != nil {
 		return s.explain(err)
 	}
 	refs := append([]string{}, m.References...)

@@ -76,6 +76,14 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 	if err != nil {
 		return nil, nil, err
 	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	hide, err := acc.mail(ctx, st)
+	if err != nil {
+		return nil, nil, err
+	}
 	var nums []int64
 	if query != nil {
 		searchable, err := s.searchAccounts()
@@ -89,7 +97,7 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 		if err := resolveQueryAccounts(q, searchable); err != nil {
 			return nil, nil, err
 		}
-		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: searchesBodies(ctx), Limit: maxActed})
+		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: searchesBodies(ctx), Limit: maxActed, Hide: hide})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -111,6 +119,18 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 			nums = append(nums, n)
 		}
 	}
+	if hide != nil && query == nil {
+		// A kept message is not there to this agent: the same answer as a missing one.
+		threads, err := st.MessageThreads(ctx, nums)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range nums {
+			if t, ok := threads[n]; ok && hide.Keeps(t, acc.threads) {
+				return nil, nil, acc.notFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
+			}
+		}
+	}
 	targets, err := st.Targets(ctx, nums, accts)
 	if err != nil {
 		return nil, nil, err
@@ -122,7 +142,7 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 		}
 		for _, n := range nums {
 			if !found[n] {
-				return nil, nil, fmt.Errorf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch)
+				return nil, nil, acc.notFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
 			}
 		}
 	}

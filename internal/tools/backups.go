@@ -30,7 +30,30 @@ func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs)
 	if err != nil {
 		return nil, err
 	}
-	res := &generated.BackupList{Backups: []generated.BackupInfo{}}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Kept backups are left out and counted over the account, page by page alike.
+	leftOut := 0
+	if acc.active() {
+		all, err := st.Backups(ctx, accts, 0, 1<<30)
+		if err != nil {
+			return nil, err
+		}
+		var shown []*store.Backup
+		for _, b := range all {
+			if kept, err := acc.keepsBackup(ctx, st, b); err != nil {
+				return nil, err
+			} else if kept {
+				leftOut++
+			} else if before == 0 || b.ID < before {
+				shown = append(shown, b)
+			}
+		}
+		bs = shown[:min(len(shown), a.Limit+1)]
+	}
+	res := &generated.BackupList{Backups: []generated.BackupInfo{}, LeftOut: nonZero(leftOut)}
 	for i, b := range bs {
 		if i == a.Limit {
 			res.NextCursor = encodeCursor(bs[i-1].ID)
@@ -50,7 +73,11 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 	n, ok := store.DecodeBackupID(id)
 	notFound := fmt.Errorf("there is no backup %s; %s lists them", id, generated.ToolMailBackups)
 	if !ok {
-		return nil, nil, notFound
+		if acc, err := s.access(ctx); err != nil {
+			return nil, nil, err
+		} else {
+			return nil, nil, acc.notFound(notFound.Error())
+		}
 	}
 	accts, err := s.visibleNames()
 	if err != nil {
@@ -60,11 +87,23 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 	if err != nil {
 		return nil, nil, err
 	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	b, err := st.BackupByID(ctx, n, accts)
 	if errors.Is(err, store.ErrNoBackup) {
-		return nil, nil, notFound
+		return nil, nil, acc.notFound(notFound.Error())
 	}
-	return st, b, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if kept, err := acc.keepsBackup(ctx, st, b); err != nil {
+		return nil, nil, err
+	} else if kept {
+		return nil, nil, acc.notFound(notFound.Error())
+	}
+	return st, b, nil
 }
 
 // MailBackupRestore implements mail_backup_restore.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -21,6 +22,11 @@ import (
 // iCalendar text is parsed and expanded by internal/calendar, in the person's
 // zone. Every string a stranger wrote leaves through the answer boundary as
 // the catalog's formats say (line, or body for descriptions and notes).
+//
+// The person's projects (access.go) are asked about every event, task and
+// contact: lists leave the kept ones out and count them over their whole range
+// or collections, whatever else was asked; a kept collection is not listed and
+// cannot be named; a kept thing asked for by id gets the missing one's answer.
 
 const (
 	// maxRange is the longest range agenda and calendar_freebusy cover.
@@ -285,19 +291,21 @@ type instance struct {
 	e calendar.Event
 }
 
-// instances expands the events of cs overlapping [from, to), by start.
-func (s *Service) instances(ctx context.Context, st *store.Store, cs []*store.Collection, from, to time.Time, loc *time.Location) ([]instance, []string, error) {
+// instances expands the events of cs overlapping [from, to), by start, and counts the
+// instances of those acc keeps (which are neither returned nor named in the problems).
+func (s *Service) instances(ctx context.Context, acc *access, st *store.Store, cs []*store.Collection, from, to time.Time, loc *time.Location) ([]instance, int, []string, error) {
 	if len(cs) == 0 {
-		return nil, nil, nil
+		return nil, 0, nil, nil
 	}
 	// The store's columns are the source's reading; a day's margin keeps an
 	// all-day event whose dates it read in another zone.
 	objs, err := st.Objects(ctx, ids(cs), store.ObjectEvent, from.Add(-26*time.Hour), to.Add(26*time.Hour))
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
 	coll := byID(cs)
 	var out []instance
+	kept := 0
 	var problems []string
 	seen := map[string]bool{}
 	problem := func(p string) {
@@ -308,6 +316,12 @@ func (s *Service) instances(ctx context.Context, st *store.Store, cs []*store.Co
 	}
 	for _, o := range objs {
 		c := coll[o.CollectionID]
+		if acc.keepsObject(projects.Event, o, c) {
+			if cal, err := calendar.Parse(o.Data, loc); err == nil {
+				kept += len(cal.Between(from, to))
+			}
+			continue
+		}
 		cal, err := calendar.Parse(o.Data, loc)
 		if err != nil {
 			problem(fmt.Sprintf("An event of %s (%s) cannot be read: %v", c.Name, o.Summary, err))
@@ -330,24 +344,98 @@ func (s *Service) instances(ctx context.Context, st *store.Store, cs []*store.Co
 		}
 		return calendar.Text(a.Comp, ical.PropSummary) < calendar.Text(b.Comp, ical.PropSummary)
 	})
-	return out, problems, nil
+	return out, kept, problems, nil
+}
+
+// collKind is what a collection's objects are matched as: events, tasks or contacts.
+func collKind(c *store.Collection) projects.Kind {
+	switch c.Kind {
+	case store.KindTasks:
+		return projects.Task
+	case store.KindAddressBook:
+		return projects.Contact
+	}
+	return projects.Event
+}
+
+// keepsObject reports whether the event or task o of c is kept (kind: projects.Event or
+// projects.Task). Each object is asked on its own: a tie can keep one of an open calendar.
+func (a *access) keepsObject(kind projects.Kind, o *store.Object, c *store.Collection) bool {
+	if !a.active() {
+		return false
+	}
+	return a.keeps(projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL, UID: o.UID})
+}
+
+// shown is cs without the collections kept as a whole, as what they hold or as kind
+// (what the tool asks of them): those an agent may name.
+func (a *access) shown(kind projects.Kind, cs []*store.Collection) []*store.Collection {
+	if !a.active() {
+		return cs
+	}
+	out := make([]*store.Collection, 0, len(cs))
+	for _, c := range cs {
+		if !a.keepsCollection(collKind(c), c) && !a.keepsCollection(kind, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// pick is pickCollection over the collections an agent may name; a kept one is as
+// unknown as a missing one, and the names listed are only the shown ones. No name: all
+// of cs, whose objects are each asked (a tie can open one of a kept collection).
+func (a *access) pick(kind projects.Kind, cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
+	if name == nil || *name == "" {
+		return cs, nil
+	}
+	got, err := pickCollection(a.shown(kind, cs), name, what, lister)
+	if err != nil {
+		return nil, a.notFound(err.Error())
+	}
+	return got, nil
+}
+
+// missing gives the answer for a missing event, task or contact the same words whether
+// it is missing or kept (with what the person can do, while projects keep anything).
+func (a *access) missing(err error) error {
+	for _, e := range []error{errNoEvent, errNoTask, errNoContact} {
+		if errors.Is(err, e) {
+			return a.notFound(e.Error())
+		}
+	}
+	return err
 }
 
 // CalendarList implements calendar_list.
 func (s *Service) CalendarList(ctx context.Context, _ *generated.CalendarListArgs) (*generated.CalendarList, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	res := &generated.CalendarList{Calendars: []generated.CalendarInfo{}}
 	_, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks, store.KindAddressBook)
 	if err != nil {
 		return nil, err
 	}
+	left := 0
 	for _, c := range cs {
+		if acc.keepsCollection(collKind(c), c) {
+			left++
+			continue
+		}
 		res.Calendars = append(res.Calendars, generated.CalendarInfo{Account: c.Account, Name: c.Name, Kind: c.Kind, Color: c.Color, TimeZone: c.TimeZone, Writable: c.Writable})
 	}
+	res.LeftOut = nonZero(left)
 	return res, nil
 }
 
 // Agenda implements agenda.
 func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generated.Agenda, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v := s.calendarView()
 	from, to, err := timeRange(a.From, a.To, v.person, v.now)
 	if err != nil {
@@ -358,13 +446,21 @@ func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generat
 	if err != nil {
 		return nil, err
 	}
-	if cs, err = pickCollection(cs, a.Calendar, "calendar", generated.ToolCalendarList); err != nil {
+	all := cs
+	if cs, err = acc.pick(projects.Event, cs, a.Calendar, "calendar", generated.ToolCalendarList); err != nil {
 		return nil, err
 	}
-	ins, problems, err := s.instances(ctx, st, cs, from, to, v.person)
+	ins, kept, problems, err := s.instances(ctx, acc, st, cs, from, to, v.person)
 	if err != nil {
 		return nil, err
 	}
+	if acc.active() && len(cs) != len(all) {
+		// The count is of the whole range, whichever calendar was asked for.
+		if _, kept, _, err = s.instances(ctx, acc, st, all, from, to, v.person); err != nil {
+			return nil, err
+		}
+	}
+	res.LeftOut = nonZero(kept)
 	for _, in := range ins {
 		if len(res.Events) == maxAgendaEvents {
 			res.Truncated = ptr(true)
@@ -381,6 +477,15 @@ var errNoEvent = errors.New("there is no such event here; " + generated.ToolAgen
 
 // CalendarEvent implements calendar_event.
 func (s *Service) CalendarEvent(ctx context.Context, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.calendarEvent(ctx, acc, a)
+	return res, acc.missing(err)
+}
+
+func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
 	n, key, ok := parseEventID(a.Event)
 	if !ok {
 		return nil, errNoEvent
@@ -391,6 +496,9 @@ func (s *Service) CalendarEvent(ctx context.Context, a *generated.CalendarEventA
 			return nil, errNoEvent
 		}
 		return nil, err
+	}
+	if acc.keepsObject(projects.Event, o, c) {
+		return nil, errNoEvent
 	}
 	v := s.calendarView()
 	cal, err := calendar.Parse(o.Data, v.person)
@@ -493,6 +601,10 @@ func capText(s string) (string, bool) {
 
 // CalendarFreebusy implements calendar_freebusy.
 func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFreebusyArgs) (*generated.FreeBusy, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v := s.calendarView()
 	from, to, err := timeRange(a.From, a.To, v.person, v.now)
 	if err != nil {
@@ -503,10 +615,12 @@ func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFre
 	if err != nil {
 		return nil, err
 	}
-	ins, _, err := s.instances(ctx, st, cs, from, to, v.person)
+	// A kept event gives no busy time: when it is, is its own.
+	ins, kept, _, err := s.instances(ctx, acc, st, cs, from, to, v.person)
 	if err != nil {
 		return nil, err
 	}
+	res.LeftOut = nonZero(kept)
 	type period struct{ start, end time.Time }
 	var ps []period
 	for _, in := range ins {
@@ -541,6 +655,10 @@ func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFre
 
 // Now implements now.
 func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v := s.calendarView()
 	now := v.now.In(v.person)
 	res := &generated.Now{
@@ -551,7 +669,7 @@ func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now
 	if err != nil {
 		return nil, err
 	}
-	ins, _, err := s.instances(ctx, st, cs, v.now, v.now.Add(31*24*time.Hour), v.person)
+	ins, kept, _, err := s.instances(ctx, acc, st, cs, v.now, v.now.Add(31*24*time.Hour), v.person)
 	if err != nil {
 		return nil, err
 	}
@@ -561,5 +679,6 @@ func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now
 		}
 		res.NextEvents = append(res.NextEvents, v.row(in.o, in.c, in.e))
 	}
+	res.LeftOut = nonZero(kept)
 	return res, nil
 }

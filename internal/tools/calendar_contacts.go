@@ -5,10 +5,12 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/emersion/go-vcard"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -62,8 +64,49 @@ func (v calView) contactRow(o *store.Object, c *store.Collection, card vcard.Car
 	return r
 }
 
+// keepsContact reports whether the contact o of c is kept: by its address book, a tie,
+// or one of its addresses being a project's sender's (all its addresses are asked).
+func (a *access) keepsContact(o *store.Object, c *store.Collection) bool {
+	if !a.active() {
+		return false
+	}
+	t := projects.Thing{Kind: projects.Contact, Account: c.Account, Collection: c.Name, URL: c.URL, UID: o.UID}
+	if card, ok := contactCard(o); ok {
+		for _, f := range card[vcard.FieldEmail] {
+			if e := strings.TrimSpace(strings.TrimPrefix(f.Value, "mailto:")); e != "" {
+				t.Emails = append(t.Emails, e)
+			}
+		}
+	}
+	return a.keeps(t)
+}
+
+// keptContacts returns the ids of the kept contacts of cs: all of them, whatever a
+// search's words, so that their number says nothing of what they hold.
+func (a *access) keptContacts(ctx context.Context, st *store.Store, cs []*store.Collection) (map[int64]bool, error) {
+	if !a.active() || len(cs) == 0 {
+		return nil, nil
+	}
+	objs, err := st.Objects(ctx, ids(cs), store.ObjectContact, time.Time{}, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	coll := byID(cs)
+	kept := map[int64]bool{}
+	for _, o := range objs {
+		if a.keepsContact(o, coll[o.CollectionID]) {
+			kept[o.ID] = true
+		}
+	}
+	return kept, nil
+}
+
 // ContactsSearch implements contacts_search.
 func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearchArgs) (*generated.ContactList, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v := s.calendarView()
 	res := &generated.ContactList{Contacts: []generated.ContactRow{}}
 	st, cs, err := s.collections(ctx, store.KindAddressBook)
@@ -74,12 +117,21 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 	if limit <= 0 {
 		limit = 20
 	}
-	objs, err := st.SearchContacts(ctx, ids(cs), a.Query, limit+1)
+	kept, err := acc.keptContacts(ctx, st, cs)
+	if err != nil {
+		return nil, err
+	}
+	res.LeftOut = nonZero(len(kept))
+	// Kept contacts may be among the matches: ask for as many more as there are.
+	objs, err := st.SearchContacts(ctx, ids(cs), a.Query, limit+1+len(kept))
 	if err != nil {
 		return nil, err
 	}
 	coll := byID(cs)
 	for _, o := range objs {
+		if kept[o.ID] {
+			continue
+		}
 		if len(res.Contacts) == limit {
 			res.Truncated = ptr(true)
 			break
@@ -97,6 +149,15 @@ var errNoContact = errors.New("there is no such contact here; " + generated.Tool
 
 // ContactGet implements contact_get.
 func (s *Service) ContactGet(ctx context.Context, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.contactGet(ctx, acc, a)
+	return res, acc.missing(err)
+}
+
+func (s *Service) contactGet(ctx context.Context, acc *access, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
 	n, ok := parseObjectID(a.Contact, 'c')
 	if !ok {
 		return nil, errNoContact
@@ -107,6 +168,9 @@ func (s *Service) ContactGet(ctx context.Context, a *generated.ContactGetArgs) (
 			return nil, errNoContact
 		}
 		return nil, err
+	}
+	if acc.keepsContact(o, c) {
+		return nil, errNoContact
 	}
 	card, ok := contactCard(o)
 	if !ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -63,29 +64,47 @@ func (v calView) taskRow(o *store.Object, c *store.Collection, t calendar.Todo) 
 
 // TaskList implements task_list.
 func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*generated.TaskList, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v := s.calendarView()
 	res := &generated.TaskList{Tasks: []generated.TaskRow{}}
-	st, cs, err := s.collections(ctx, store.KindTasks, store.KindCalendar)
+	st, all, err := s.collections(ctx, store.KindTasks, store.KindCalendar)
 	if err != nil {
 		return nil, err
 	}
-	if cs, err = pickCollection(cs, a.List, "task list", generated.ToolCalendarList); err != nil {
+	cs, err := acc.pick(projects.Task, all, a.List, "task list", generated.ToolCalendarList)
+	if err != nil {
 		return nil, err
 	}
-	if len(cs) == 0 {
+	// Every task of the visible lists is read: the kept ones are counted whatever the
+	// state or list asked for.
+	if !acc.active() {
+		all = cs
+	}
+	if len(all) == 0 {
 		return res, nil
 	}
-	objs, err := st.Objects(ctx, ids(cs), store.ObjectTodo, time.Time{}, time.Time{})
+	objs, err := st.Objects(ctx, ids(all), store.ObjectTodo, time.Time{}, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	coll := byID(cs)
+	coll, asked := byID(all), byID(cs)
 	type found struct {
 		t   calendar.Todo
 		row generated.TaskRow
 	}
 	var fs []found
+	kept := 0
 	for _, o := range objs {
+		if acc.keepsObject(projects.Task, o, coll[o.CollectionID]) {
+			kept++
+			continue
+		}
+		if asked[o.CollectionID] == nil {
+			continue
+		}
 		t, ok := task(o, v.person)
 		if !ok {
 			continue
@@ -133,6 +152,7 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 		}
 		res.Tasks = append(res.Tasks, f.row)
 	}
+	res.LeftOut = nonZero(kept)
 	return res, nil
 }
 
@@ -140,6 +160,15 @@ var errNoTask = errors.New("there is no such task here; " + generated.ToolTaskLi
 
 // TaskGet implements task_get.
 func (s *Service) TaskGet(ctx context.Context, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.taskGet(ctx, acc, a)
+	return res, acc.missing(err)
+}
+
+func (s *Service) taskGet(ctx context.Context, acc *access, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
 	n, ok := parseObjectID(a.Task, 't')
 	if !ok {
 		return nil, errNoTask
@@ -150,6 +179,9 @@ func (s *Service) TaskGet(ctx context.Context, a *generated.TaskGetArgs) (*gener
 			return nil, errNoTask
 		}
 		return nil, err
+	}
+	if acc.keepsObject(projects.Task, o, c) {
+		return nil, errNoTask
 	}
 	v := s.calendarView()
 	t, ok := task(o, v.person)

@@ -9,6 +9,8 @@ package tools
 // with If-Match of its ETag, which the payload binds; a 412 at the commit is
 // refused the same way. After a write the store is refreshed at once from the
 // server, so agenda and task_list show it. Attendees are never written.
+// The person's projects are asked before anything is read or prepared: a kept
+// event or task is as missing, and nothing new goes into a kept collection.
 
 import (
 	"context"
@@ -29,6 +31,7 @@ import (
 	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/compose"
 	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -54,15 +57,43 @@ func (s *Service) writeAccount(c *store.Collection, what string) (config.Account
 	return config.Account{}, fmt.Errorf("there is no %s of that name here; %s lists them", what, generated.ToolCalendarList)
 }
 
-// targetCollection picks the collection a new event or task goes to: the one
-// named, else the only writable one of the first kind that has any.
-func (s *Service) targetCollection(ctx context.Context, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
+// targetCollection picks the collection a new event or task (kind) goes to: the
+// one named, else the only writable one of the first kind that has any. One the
+// person's projects keep from agents is refused before anything else is looked at,
+// and never named.
+func (s *Service) targetCollection(ctx context.Context, acc *access, kind projects.Kind, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
 	st, cs, err := s.collections(ctx, kinds...)
 	if err != nil {
 		return nil, nil, config.Account{}, err
 	}
 	if cs, err = pickCollection(cs, name, what, generated.ToolCalendarList); err != nil {
+		// The names listed are only those an agent may see.
+		_, err = acc.pick(kind, cs, name, what, generated.ToolCalendarList)
 		return nil, nil, config.Account{}, err
+	}
+	noun := "an event"
+	if kind == projects.Task {
+		noun = "a task"
+	}
+	var allowed []*store.Collection
+	var refusals []error
+	for _, c := range cs {
+		if err := acc.refuseWrite(noun, projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL}); err != nil {
+			if name != nil && *name != "" {
+				refusals = append(refusals, err)
+			} else if _, werr := s.writeAccount(c, what); werr == nil {
+				refusals = append(refusals, err) // a writable one this agent may not write to
+			}
+			continue
+		}
+		allowed = append(allowed, c)
+	}
+	if len(allowed) == 0 && len(refusals) > 0 {
+		return nil, nil, config.Account{}, refusals[0]
+	}
+	cs = allowed
+	if len(cs) == 0 {
+		return nil, nil, config.Account{}, fmt.Errorf("there is no %s postern may write to here; a CalDAV account's %ss are (postern account add NAME --caldav URL …), and %s lists them", what, what, generated.ToolCalendarList)
 	}
 	writable := func(k string) []*store.Collection {
 		var out []*store.Collection
@@ -85,6 +116,9 @@ func (s *Service) targetCollection(ctx context.Context, name *string, what strin
 			if ws = writable(k); len(ws) > 0 {
 				break
 			}
+		}
+		if len(ws) == 0 && len(refusals) > 0 {
+			return nil, nil, config.Account{}, refusals[0]
 		}
 	}
 	switch len(ws) {
@@ -217,8 +251,9 @@ func newUID() string {
 	return hex.EncodeToString(b) + "@postern"
 }
 
-// eventTarget reads the event an id names, with what writing it takes.
-func (s *Service) eventTarget(ctx context.Context, id string) (*davObject, string, error) {
+// eventTarget reads the event an id names, with what writing it takes; a kept one
+// is as missing.
+func (s *Service) eventTarget(ctx context.Context, acc *access, id string) (*davObject, string, error) {
 	n, key, ok := parseEventID(id)
 	if !ok {
 		return nil, "", errNoEvent
@@ -229,6 +264,9 @@ func (s *Service) eventTarget(ctx context.Context, id string) (*davObject, strin
 			return nil, "", errNoEvent
 		}
 		return nil, "", err
+	}
+	if acc.keepsObject(projects.Event, o, c) {
+		return nil, "", errNoEvent
 	}
 	acct, err := s.writeAccount(c, "calendar")
 	if err != nil {
@@ -284,7 +322,11 @@ func checkRule(r string) (string, error) {
 
 // CalendarCreate implements calendar_create and calendar_create_commit.
 func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreateArgs) (*generated.Action, error) {
-	st, c, acct, err := s.targetCollection(ctx, a.Calendar, "calendar", store.KindCalendar)
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, c, acct, err := s.targetCollection(ctx, acc, projects.Event, a.Calendar, "calendar", store.KindCalendar)
 	if err != nil {
 		return nil, err
 	}
@@ -456,10 +498,19 @@ func (v calView) eventLines(c *store.Collection, text, key string, changed []str
 
 // CalendarUpdate implements calendar_update and calendar_update_commit.
 func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdateArgs) (*generated.Action, error) {
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.calendarUpdate(ctx, acc, a)
+	return res, acc.missing(err)
+}
+
+func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.CalendarUpdateArgs) (*generated.Action, error) {
 	if a.Summary == nil && a.Start == nil && a.End == nil && a.TimeZone == nil && a.Location == nil && a.Description == nil {
 		return nil, errors.New("nothing to change: give at least one of summary, start, end, time_zone, location or description")
 	}
-	w, key, err := s.eventTarget(ctx, a.Event)
+	w, key, err := s.eventTarget(ctx, acc, a.Event)
 	if err != nil {
 		return nil, err
 	}
@@ -736,7 +787,16 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 
 // CalendarCancel implements calendar_cancel and calendar_cancel_commit.
 func (s *Service) CalendarCancel(ctx context.Context, a *generated.CalendarCancelArgs) (*generated.Action, error) {
-	w, key, err := s.eventTarget(ctx, a.Event)
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.calendarCancel(ctx, acc, a)
+	return res, acc.missing(err)
+}
+
+func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.CalendarCancelArgs) (*generated.Action, error) {
+	w, key, err := s.eventTarget(ctx, acc, a.Event)
 	if err != nil {
 		return nil, err
 	}

@@ -13,12 +13,14 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/compose"
+	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// taskTarget reads the task an id names, with what writing it takes.
-func (s *Service) taskTarget(ctx context.Context, id string) (*davObject, error) {
+// taskTarget reads the task an id names, with what writing it takes; a kept one is
+// as missing.
+func (s *Service) taskTarget(ctx context.Context, acc *access, id string) (*davObject, error) {
 	n, ok := parseObjectID(id, 't')
 	if !ok {
 		return nil, errNoTask
@@ -29,6 +31,9 @@ func (s *Service) taskTarget(ctx context.Context, id string) (*davObject, error)
 			return nil, errNoTask
 		}
 		return nil, err
+	}
+	if acc.keepsObject(projects.Task, o, c) {
+		return nil, errNoTask
 	}
 	acct, err := s.writeAccount(c, "task list")
 	if err != nil {
@@ -199,7 +204,11 @@ func (s *Service) taskWritten(outcome string, o *store.Object, c *store.Collecti
 
 // TaskCreate implements task_create and task_create_commit.
 func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (*generated.Action, error) {
-	st, c, acct, err := s.targetCollection(ctx, a.List, "task list", store.KindTasks, store.KindCalendar)
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, c, acct, err := s.targetCollection(ctx, acc, projects.Task, a.List, "task list", store.KindTasks, store.KindCalendar)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +275,16 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 
 // taskChange is the action of te on the task id.
 func (s *Service) taskChange(ctx context.Context, id, kind, what, outcome string, te taskEdit) (*generated.Action, error) {
-	w, err := s.taskTarget(ctx, id)
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.taskChangeAs(ctx, acc, id, kind, what, outcome, te)
+	return res, acc.missing(err)
+}
+
+func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, kind, what, outcome string, te taskEdit) (*generated.Action, error) {
+	w, err := s.taskTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +346,16 @@ func (s *Service) TaskReopen(ctx context.Context, a *generated.TaskReopenArgs) (
 
 // TaskDelete implements task_delete and task_delete_commit.
 func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (*generated.Action, error) {
-	w, err := s.taskTarget(ctx, a.Task)
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.taskDelete(ctx, acc, a)
+	return res, acc.missing(err)
+}
+
+func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.TaskDeleteArgs) (*generated.Action, error) {
+	w, err := s.taskTarget(ctx, acc, a.Task)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/compose"
 	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -28,6 +29,9 @@ import (
 // the person's calendar copy. The commit sends the REPLY once, keeps a copy in Sent, then puts
 // the event in the calendar with If-None-Match (new) or If-Match (the UID already there) and
 // stores what the server then holds; what fails after the send is a warning, never a retry.
+// The person's projects: a kept message is as missing (Service.message); an invitation whose
+// event is kept (tied to a closed project, or its copy's calendar kept) is not answered, and
+// mail_show says nothing of a kept calendar copy.
 
 // CalendarRespond implements calendar_respond and calendar_respond_commit.
 func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarRespondArgs) (*generated.Action, error) {
@@ -38,6 +42,10 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	ans, ok := invAnswers[a.Answer]
 	if !ok {
 		return nil, errors.New("answer is accept, tentative or decline")
+	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
 	}
 	st, r, err := s.message(ctx, a.ID)
 	if err != nil {
@@ -106,8 +114,11 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if err != nil {
 		return nil, err
 	}
-	tgt, note, err := s.calendarTarget(ctx, a.Calendar, ownAddrs, iv, ans.partstat)
+	tgt, note, err := s.calendarTarget(ctx, acc, a.Calendar, ownAddrs, iv, ans.partstat)
 	if err != nil {
+		return nil, err
+	}
+	if err := acc.refuseInvitation(iv, tgt); err != nil {
 		return nil, err
 	}
 	cm := compose.CalendarMessage{Message: m, Method: "REPLY", Calendar: ics}
@@ -144,6 +155,23 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	}, nil
 }
 
+// refuseInvitation refuses an answer whose event the person's projects keep: its calendar
+// copy would go into a kept calendar (or one of no project while those are closed), or the
+// event is tied to a project not opened. nil: allowed.
+func (a *access) refuseInvitation(iv *invite, tgt *invTarget) error {
+	if !a.active() {
+		return nil
+	}
+	if tgt != nil {
+		return a.refuseWrite("the event", projects.Thing{Kind: projects.Event, Account: tgt.coll.Account, Collection: tgt.coll.Name, URL: tgt.coll.URL, UID: iv.uid})
+	}
+	ev := projects.Thing{Kind: projects.Event, UID: iv.uid}
+	if len(a.set.Of(ev)) > 0 && a.keeps(ev) {
+		return errors.New("this invitation's event belongs to a project the person has not opened to agents, so postern does not answer it; the person can open it (postern project open ID) or answer it in a mail program")
+	}
+	return nil
+}
+
 // unfold joins an iCalendar text's continuation lines.
 func invUnfold(s string) string { return strings.ReplaceAll(s, "\r\n ", "") }
 
@@ -172,7 +200,9 @@ func (t *invTarget) key() *invTargetKey {
 // the event already; else the first writable calendar of a visible CalDAV account whose user
 // or address is one of the person's. nil and why when there is none (or the answer is a
 // decline and the event is in no calendar).
-func (s *Service) calendarTarget(ctx context.Context, name *string, own []string, iv *invite, partstat string) (*invTarget, string, error) {
+// Calendars the person's projects keep are never listed, and are chosen only when named or
+// when they hold the event already (the answer is then refused: refuseInvitation).
+func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string, own []string, iv *invite, partstat string) (*invTarget, string, error) {
 	st, cs, err := s.collections(ctx, store.KindCalendar)
 	if err != nil {
 		return nil, "", err
@@ -187,12 +217,21 @@ func (s *Service) calendarTarget(ctx context.Context, name *string, own []string
 			byName[a.Name] = a
 		}
 	}
-	var writable []*store.Collection
+	// Writable calendars, those the agent may put this event in first.
+	kept := func(c *store.Collection) bool {
+		return acc.keeps(projects.Thing{Kind: projects.Event, Account: c.Account, Collection: c.Name, URL: c.URL, UID: iv.uid})
+	}
+	var writable, keptWritable []*store.Collection
 	for _, c := range cs {
 		if _, ok := byName[c.Account]; ok && c.Writable {
-			writable = append(writable, c)
+			if kept(c) {
+				keptWritable = append(keptWritable, c)
+			} else {
+				writable = append(writable, c)
+			}
 		}
 	}
+	writable = append(writable, keptWritable...)
 	var existing map[int64]*store.Object
 	if len(writable) > 0 && st != nil {
 		objs, err := st.ObjectsByUID(ctx, ids(writable), iv.uid)
@@ -216,12 +255,16 @@ func (s *Service) calendarTarget(ctx context.Context, name *string, own []string
 	if name != nil && *name != "" {
 		named, err := pickCollection(cs, name, "calendar", generated.ToolCalendarList)
 		if err != nil {
+			_, err = acc.pick(projects.Event, cs, name, "calendar", generated.ToolCalendarList) // lists only the shown
 			return nil, "", err
 		}
 		for _, c := range named {
 			if _, ok := byName[c.Account]; ok && c.Writable {
 				return pick(c)
 			}
+		}
+		if err := acc.refuseInvitation(iv, &invTarget{coll: named[0]}); err != nil {
+			return nil, "", err // a kept calendar is not said to be read-only
 		}
 		return nil, "", fmt.Errorf("calendar %s is read-only here; name a writable calendar of a CalDAV account (%s says which are)", named[0].Name, generated.ToolCalendarList)
 	}
@@ -235,6 +278,9 @@ func (s *Service) calendarTarget(ctx context.Context, name *string, own []string
 		mine[strings.ToLower(a)] = true
 	}
 	for _, c := range writable {
+		if kept(c) {
+			continue // never chosen for an event not in it already
+		}
 		a := byName[c.Account]
 		for _, x := range append([]string{a.User, a.From()}, a.Aliases...) {
 			if x != "" && mine[strings.ToLower(strings.TrimSpace(x))] {
@@ -402,15 +448,28 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	if r.InvitationUID == "" {
 		return inv
 	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return inv
+	}
 	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil || len(cs) == 0 {
 		return inv
 	}
-	objs, err := st.ObjectsByUID(ctx, ids(cs), r.InvitationUID)
-	if err != nil || len(objs) == 0 {
+	found, err := st.ObjectsByUID(ctx, ids(cs), r.InvitationUID)
+	if err != nil {
 		return inv
 	}
 	coll := byID(cs)
+	var objs []*store.Object // the copies this agent may see
+	for _, o := range found {
+		if !acc.keepsObject(projects.Event, o, coll[o.CollectionID]) {
+			objs = append(objs, o)
+		}
+	}
+	if len(objs) == 0 {
+		return inv
+	}
 	mine, err := calendar.Parse(objs[0].Data, v.person)
 	if err != nil {
 		return inv

@@ -298,12 +298,29 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 	if err != nil {
 		return nil, err
 	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f.Hide, err = acc.mail(ctx, st); err != nil {
+		return nil, err
+	}
+	// What is kept is counted over the list's scope, never its words (access.go). A
+	// search's scope is its accounts; a list's, its folder too.
+	scopeFolder := f.Folder
+	if f.Query != nil {
+		scopeFolder = ""
+	}
+	leftOut, err := acc.leftOut(ctx, st, f.Accounts, scopeFolder)
+	if err != nil {
+		return nil, err
+	}
 	if countOnly {
 		n, err := st.Count(ctx, f)
 		if err != nil {
 			return nil, err
 		}
-		return &generated.MessageList{Count: &n}, nil
+		return &generated.MessageList{Count: &n, LeftOut: nonZero(leftOut)}, nil
 	}
 	rows, more, err := st.Messages(ctx, f)
 	if err != nil {
@@ -316,7 +333,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 			break
 		}
 	}
-	res := &generated.MessageList{Messages: make([]generated.MessageRow, 0, len(rows))}
+	res := &generated.MessageList{Messages: make([]generated.MessageRow, 0, len(rows)), LeftOut: nonZero(leftOut)}
 	left := budget(maxListText)
 	for i, r := range rows {
 		m := messageRow(r, v)
@@ -443,13 +460,28 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 	if err != nil {
 		return nil, err
 	}
-	stats, err := st.FolderStats(ctx, accts)
+	acc, err := s.access(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := &generated.FolderList{Folders: make([]generated.FolderInfo, 0, len(stats))}
+	hide, err := acc.mail(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	leftOut, err := acc.leftOut(ctx, st, accts, "")
+	if err != nil {
+		return nil, err
+	}
+	stats, err := st.FolderStats(ctx, accts, hide)
+	if err != nil {
+		return nil, err
+	}
+	res := &generated.FolderList{Folders: make([]generated.FolderInfo, 0, len(stats)), LeftOut: nonZero(leftOut)}
 	left := budget(maxListText)
 	for i, x := range stats {
+		if acc.keepsFolder(x.Account, x.Name) {
+			continue // a closed project's own folder: its name is the project's too
+		}
 		if !left.take(shown(x.Account)+shown(x.Name)+len(x.Role)) && i > 0 {
 			res.Truncated = ptr(true)
 			break
@@ -479,11 +511,22 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 	if err != nil {
 		return nil, err
 	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f.Hide, err = acc.mail(ctx, st); err != nil {
+		return nil, err
+	}
+	leftOut, err := acc.leftOut(ctx, st, accts, f.Folder)
+	if err != nil {
+		return nil, err
+	}
 	senders, err := st.Senders(ctx, f, a.By == "domain", a.Limit)
 	if err != nil {
 		return nil, err
 	}
-	res := &generated.SenderList{Senders: make([]generated.SenderInfo, 0, len(senders))}
+	res := &generated.SenderList{Senders: make([]generated.SenderInfo, 0, len(senders)), LeftOut: nonZero(leftOut)}
 	left := budget(maxListText)
 	for i, x := range senders {
 		latest := x.Latest.Format(time.RFC3339)
@@ -501,7 +544,11 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 	n, ok := store.DecodeID(id)
 	notFound := errors.New("there is no such message here; use an id from " + generated.ToolMailList + " or " + generated.ToolMailSearch)
 	if !ok {
-		return nil, nil, notFound
+		if acc, err := s.access(ctx); err != nil {
+			return nil, nil, err
+		} else {
+			return nil, nil, acc.notFound(notFound.Error())
+		}
 	}
 	accts, err := s.visibleNames()
 	if err != nil {
@@ -511,11 +558,32 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 	if err != nil {
 		return nil, nil, err
 	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	notFound = acc.notFound(notFound.Error())
 	r, err := st.Message(ctx, n, accts)
 	if errors.Is(err, store.ErrNoMessage) {
 		return nil, nil, notFound
 	}
-	return st, r, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if kept, err := acc.keepsThread(ctx, st, r.ThreadID); err != nil {
+		return nil, nil, err
+	} else if kept {
+		return nil, nil, notFound
+	}
+	return st, r, nil
+}
+
+// nonZero is n, or nil when n is 0 (an optional count present only when it says something).
+func nonZero(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }
 
 // MailThread implements mail_thread; with text, threadText (thread.go).

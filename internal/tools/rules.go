@@ -167,20 +167,34 @@ func (s *Service) RulesCheck(ctx context.Context, a *generated.RulesCheckArgs) (
 
 // eachMessage calls f for every visible message (of folder, when set), newest
 // first, with what the rules need read of it, until f returns false.
-func (s *Service) eachMessage(ctx context.Context, folder string, account *string, needs rules.Needs, f func(*rules.Message) bool) error {
+//
+// Messages the person's projects keep from agents are left out (access.go); leftOut counts
+// them, over the folder (or the accounts) whatever the rule.
+func (s *Service) eachMessage(ctx context.Context, folder string, account *string, needs rules.Needs, f func(*rules.Message) bool) (leftOut int, err error) {
 	st, err := s.store()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	accts, err := s.scopeAccounts(account)
 	if err != nil {
-		return err
+		return 0, err
+	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return 0, err
+	}
+	hide, err := acc.mail(ctx, st)
+	if err != nil {
+		return 0, err
+	}
+	if leftOut, err = acc.leftOut(ctx, st, accts, folder); err != nil {
+		return 0, err
 	}
 	var before int64
 	for {
-		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: accts, Folder: folder, Before: before, Limit: 500})
+		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: accts, Folder: folder, Before: before, Limit: 500, Hide: hide})
 		if err != nil {
-			return err
+			return leftOut, err
 		}
 		for _, r := range rows {
 			m := &rules.Message{Row: r}
@@ -190,12 +204,12 @@ func (s *Service) eachMessage(ctx context.Context, folder string, account *strin
 				}
 			}
 			if !f(m) {
-				return nil
+				return leftOut, nil
 			}
 			before = r.ID
 		}
 		if !more || len(rows) == 0 {
-			return nil
+			return leftOut, nil
 		}
 	}
 }
@@ -237,7 +251,7 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 	res := &generated.RuleTest{Messages: []generated.MessageRow{}, Actions: describe(r.Actions)}
 	now := time.Now()
 	v := s.rowOwn()
-	err = s.eachMessage(ctx, deref(a.Folder), nil, rules.NeedsOf(r), func(m *rules.Message) bool {
+	leftOut, err := s.eachMessage(ctx, deref(a.Folder), nil, rules.NeedsOf(r), func(m *rules.Message) bool {
 		if rules.Matches(r, m, now) {
 			res.Matched++
 			if len(res.Messages) < a.Limit {
@@ -246,6 +260,7 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 		}
 		return true
 	})
+	res.LeftOut = nonZero(leftOut)
 	return res, err
 }
 
@@ -271,7 +286,7 @@ func (s *Service) RulesCoverage(ctx context.Context, a *generated.RulesCoverageA
 	}
 	unmatched := map[string]int{}
 	now := time.Now()
-	err = s.eachMessage(ctx, a.Folder, a.Account, rules.Needed(enabled), func(m *rules.Message) bool {
+	leftOut, err := s.eachMessage(ctx, a.Folder, a.Account, rules.Needed(enabled), func(m *rules.Message) bool {
 		res.Messages++
 		var matched []string
 		for i, r := range enabled {
@@ -299,6 +314,7 @@ func (s *Service) RulesCoverage(ctx context.Context, a *generated.RulesCoverageA
 		return nil, err
 	}
 	res.Rules = counts
+	res.LeftOut = nonZero(leftOut)
 	for sender, n := range unmatched {
 		res.UnmatchedSenders = append(res.UnmatchedSenders, generated.SenderCount{Sender: sender, Messages: n})
 	}
@@ -344,6 +360,9 @@ func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArg
 	}
 	if ps := c.Problems(a.Rule); len(ps) > 0 {
 		return nil, fmt.Errorf("the rule was not saved: %s", strings.Join(ps, "; "))
+	}
+	if err := s.refuseKeptRule(ctx, a.Rule); err != nil {
+		return nil, err
 	}
 	r := a.Rule
 	r.State, r.ProposedBy, r.LastActed = rules.Pending, clientName(ctx), ""
@@ -532,7 +551,7 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 	}
 	var ids []string
 	now := time.Now()
-	err = s.eachMessage(ctx, a.Folder, nil, rules.NeedsOf(r), func(m *rules.Message) bool {
+	_, err = s.eachMessage(ctx, a.Folder, nil, rules.NeedsOf(r), func(m *rules.Message) bool {
 		if rules.Matches(r, m, now) {
 			ids = append(ids, store.EncodeID(m.Row.ID))
 		}
@@ -548,4 +567,60 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 		return nil, fmt.Errorf("rule %q matches more than %d stored messages in %s; one action takes at most %d, so narrow the rule or run it folder by folder", r.Name, maxActed, a.Folder, maxActed)
 	}
 	return s.act(ctx, ids, nil, a.DryRun, s.planOf(r))
+}
+
+// refuseKeptRule refuses a proposed rule whose stored matches are all kept from agents by
+// the person's projects: such a rule would act only inside a closed project. A rule that
+// matches nothing yet, or some shown message, may be proposed. The answer says no more.
+func (s *Service) refuseKeptRule(ctx context.Context, r generated.Rule) error {
+	acc, err := s.access(ctx)
+	if err != nil || !acc.active() {
+		return err
+	}
+	st, err := s.store()
+	if err != nil {
+		return err
+	}
+	accts, err := s.visibleNames()
+	if err != nil {
+		return err
+	}
+	hide, err := acc.mail(ctx, st)
+	if err != nil || hide == nil {
+		return err
+	}
+	needs, now := rules.NeedsOf(r), time.Now()
+	r.State = rules.Enabled
+	kept, shown := 0, 0
+	var before int64
+	for shown == 0 {
+		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: accts, Before: before, Limit: 500})
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			m := &rules.Message{Row: row}
+			if needs.Headers || needs.Body {
+				if b, err := st.Body(ctx, row.ID); err == nil {
+					m.Headers, m.Text = b.Headers, b.Text
+				}
+			}
+			if rules.Matches(r, m, now) {
+				if hide.Keeps(row.ThreadID, acc.threads) {
+					kept++
+				} else {
+					shown++
+					break
+				}
+			}
+			before = row.ID
+		}
+		if !more || len(rows) == 0 {
+			break
+		}
+	}
+	if kept > 0 && shown == 0 {
+		return errors.New("the rule was not saved: every message it matches belongs to a project the person has not opened to agents; the person can open it (postern project open ID)")
+	}
+	return nil
 }

@@ -85,6 +85,11 @@ func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftA
 	if err := s.checkRecipients(d.rcpts); err != nil {
 		return nil, err
 	}
+	if acc, err := s.access(ctx); err != nil {
+		return nil, err
+	} else if err := acc.refuseMail(ctx, st, r.ThreadID, d.rcpts); err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256(raw)
 	p := &generated.Prepared{
 		Action: "send the saved draft " + a.ID, From: d.from, To: d.to, Cc: d.cc, Bcc: d.bcc,
@@ -191,7 +196,32 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 			return acct, m, err
 		}
 	}
+	if err := s.refuseProjectMail(ctx, origID, m.Recipients()); err != nil {
+		return acct, m, err
+	}
 	return acct, m, nil
+}
+
+// refuseProjectMail refuses a message that would write into a project closed to agents
+// (access.go refuseMail): origID is the message it answers or forwards, or "".
+func (s *Service) refuseProjectMail(ctx context.Context, origID string, recipients []string) error {
+	acc, err := s.access(ctx)
+	if err != nil || !acc.active() {
+		return err
+	}
+	st, err := s.store()
+	if err != nil {
+		return err
+	}
+	var thread int64
+	if origID != "" {
+		_, r, err := s.message(ctx, origID)
+		if err != nil {
+			return err
+		}
+		thread = r.ThreadID
+	}
+	return acc.refuseMail(ctx, st, thread, recipients)
 }
 
 // checkRecipients refuses a send to any recipient the configuration's [send]
@@ -481,7 +511,7 @@ func (s *Service) sendDraft(ctx context.Context, acct config.Account, r *store.R
 
 // folderRole is the role of an account's folder as the last sync saw it.
 func folderRole(ctx context.Context, st *store.Store, account, folder string) (string, error) {
-	stats, err := st.FolderStats(ctx, []string{account})
+	stats, err := st.FolderStats(ctx, []string{account}, nil)
 	if err != nil {
 		return "", err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/mcp"
+	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -33,8 +34,9 @@ type Service struct {
 	// Sync runs a sync of the given accounts (mail_sync); nil when this process cannot sync.
 	Sync func(ctx context.Context, accounts []config.Account) ([]mailsync.Outcome, error)
 
-	mu sync.Mutex
-	st *store.Store
+	mu       sync.Mutex
+	st       *store.Store
+	projects *projects.Watcher // the projects file (access.go), made at first use
 }
 
 type configAccount = config.Account
@@ -77,6 +79,21 @@ func (s *Service) syncStats(ctx context.Context) map[string]store.AccountStat {
 	stats, err := st.AccountStats(ctx)
 	if err != nil {
 		return nil
+	}
+	// An account's count leaves out what the person's projects keep (access.go).
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil
+	}
+	if acc.active() {
+		for name, x := range stats {
+			n, err := acc.leftOut(ctx, st, []string{name}, "")
+			if err != nil {
+				return nil
+			}
+			x.Messages -= n
+			stats[name] = x
+		}
 	}
 	return stats
 }

@@ -27,6 +27,9 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 	if act.UndoneBy != 0 {
 		return nil, fmt.Errorf("action %s was already undone by %s; undo that one to do it again", a.ActionID, store.EncodeActionID(act.UndoneBy))
 	}
+	if err := s.refuseKeptItems(ctx, st, act.Items); err != nil {
+		return nil, err
+	}
 	res := &generated.ActionResult{Action: "undo " + a.ActionID, Messages: []generated.ActionRow{}}
 	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "undo " + a.ActionID + " (" + act.What + ")",
 		Client: clientName(ctx), Undoes: act.ID}
