@@ -576,6 +576,13 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(accts) == 0 {
+		if roots, _ := cfg.NotesFolders(); len(roots) > 0 {
+			// Only notes to index: nothing to fetch.
+			if syncNotes(ctx, cfgPath, stdout, stderr, *quiet) > 0 {
+				return exitError{1}
+			}
+			return nil
+		}
 		return noSuchAccount("", cfg)
 	}
 	syncMemory()
@@ -663,6 +670,9 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 	} else {
 		failed += n
 	}
+	if only == "" {
+		failed += syncNotes(ctx, cfgPath, stdout, stderr, *quiet)
+	}
 	if failed > 0 {
 		return exitError{1}
 	}
@@ -673,6 +683,31 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "stats: %.3f s, peak memory %s\n", time.Since(start).Seconds(), peakMemory())
 	}
 	return nil
+}
+
+// syncNotes indexes the configured notes folders, as every notes tool does first, says what
+// changed, and returns 1 when it failed. Files it skipped are warnings, not failures.
+func syncNotes(ctx context.Context, cfgPath string, stdout, stderr io.Writer, quiet bool) int {
+	svc := &tools.Service{Version: postVersion(), Config: config.NewWatcher(cfgPath), StorePath: storePath()}
+	defer svc.Close()
+	res, problems, err := svc.RefreshNotes(ctx)
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "postern: %s\n", termsafe.Line(p))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "postern: the notes were not indexed: %s\n", termsafe.Line(err.Error()))
+		return 1
+	}
+	if res == nil {
+		return 0
+	}
+	for _, p := range res.Problems {
+		fmt.Fprintf(stderr, "postern: notes: %s\n", termsafe.Line(p))
+	}
+	if !quiet {
+		fmt.Fprintf(stdout, "notes: %d notes (%d new, %d changed, %d removed)\n", res.Notes, res.Added, res.Updated, res.Removed)
+	}
+	return 0
 }
 
 // applyRules runs the enabled rules over the new mail of the accounts that

@@ -80,6 +80,7 @@ func allScopes() string { return strings.Join(dispatch.ScopeNames(), ",") }
 // outputSchema that tools/list announced.
 func TestEveryToolOutputValidates(t *testing.T) {
 	env, cfg := mailHome(t, 60)
+	withNotes(t, cfg, map[string]string{"first.md": "# First note\n\nSome text.\n"})
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
 			s := startEnv(t, env, "--scopes", allScopes(), "--config", cfg)
@@ -93,7 +94,7 @@ func TestEveryToolOutputValidates(t *testing.T) {
 				s.initialize("2025-11-25")
 			}
 			page := result(t, s.rpc("page", "tools/call", params(map[string]any{"name": "mail_list", "arguments": map[string]any{"limit": 1}})))
-			known := map[string]any{"id": page["structuredContent"].(map[string]any)["messages"].([]any)[0].(map[string]any)["id"]}
+			known := map[string]any{"id": page["structuredContent"].(map[string]any)["messages"].([]any)[0].(map[string]any)["id"], "path": "Notes/first.md"}
 			listed := result(t, s.rpc("list", "tools/list", params(nil)))["tools"].([]any)
 			if len(listed) != len(generated.Tools) {
 				t.Fatalf("all scopes granted but %d of %d tools listed", len(listed), len(generated.Tools))

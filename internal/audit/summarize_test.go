@@ -52,7 +52,7 @@ func TestSummarizeCutsAndMasks(t *testing.T) {
 	long := strings.Repeat("é", 300)
 	got := Summarize(map[string]any{
 		"query":  "from:bank 482 913 subject:code",
-		"title":  strings.Repeat("a", 60) + "482913",          // code across the cut
+		"label":  strings.Repeat("a", 60) + "482913",          // code across the cut
 		"late":   strings.Repeat("b", 200) + " code 48-29-13", // code beyond the cut
 		"long":   long,
 		"limit":  float64(50),
@@ -75,8 +75,8 @@ func TestSummarizeCutsAndMasks(t *testing.T) {
 	if l := got["long"].(string); utf8.RuneCountInString(l) != MaxStringRunes || !strings.HasSuffix(l, "…") {
 		t.Errorf("long string kept as %d runes %q", utf8.RuneCountInString(l), l)
 	}
-	if got["title"] != strings.Repeat("a", 60)+"[co…" {
-		t.Errorf("title = %q; the mask must run before the cut", got["title"])
+	if got["label"] != strings.Repeat("a", 60)+"[co…" {
+		t.Errorf("label = %q; the mask must run before the cut", got["label"])
 	}
 }
 

@@ -24,7 +24,8 @@ func (c *Config) Problems(knownScope func(string) bool) []string {
 	for _, a := range c.Accounts {
 		ps = append(ps, a.Problems()...)
 	}
-	return ps
+	_, notes := c.NotesFolders()
+	return append(ps, notes...)
 }
 
 // Problems lists what would make the account fail, one sentence each: those its kind

@@ -28,6 +28,7 @@ type Config struct {
 	MCP      MCP       `toml:"mcp"`
 	Approval Approval  `toml:"approval"`
 	Send     Send      `toml:"send"`
+	Notes    Notes     `toml:"notes"`
 	Accounts []Account `toml:"accounts"`
 }
 

@@ -58,3 +58,39 @@ func TestAccountFromAndSMTPSecurity(t *testing.T) {
 		}
 	}
 }
+
+func TestNotesFolders(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	notes := filepath.Join(home, "Notes")
+	work := filepath.Join(home, "Work", "notes")
+	os.MkdirAll(notes, 0o700)
+	os.MkdirAll(work, 0o700)
+	os.WriteFile(filepath.Join(home, "file"), nil, 0o600)
+	path := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(path, []byte(`[notes]
+folder = "~/Notes"
+folders = ["~/Work/notes", "relative", "~/missing", "~/file", "~/Notes/", "~/Notes/sub"]
+`), 0o600)
+	os.MkdirAll(filepath.Join(notes, "sub"), 0o700)
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, problems := c.NotesFolders()
+	if len(got) != 2 || got[0] != notes || got[1] != work {
+		t.Fatalf("folders %q", got)
+	}
+	want := []string{`"relative" is not an absolute path`, "missing cannot be read", "file is a file, not a folder", "sub is inside " + notes}
+	if len(problems) != len(want) {
+		t.Fatalf("problems %q", problems)
+	}
+	for i, w := range want {
+		if !strings.Contains(problems[i], w) || strings.Count(problems[i], ";") != 1 {
+			t.Errorf("problem %d: %q, want %q in one sentence", i, problems[i], w)
+		}
+	}
+	if ps := c.Problems(nil); len(ps) != len(want) {
+		t.Errorf("Problems: %q", ps)
+	}
+}

@@ -26,6 +26,7 @@ type Thing struct {
 	UID             string   // an event's, task's or contact's UID
 	Emails          []string // a contact's addresses
 	Path            string   // a note's path inside its notes folder, slash-separated
+	ID              string   // a note's id as the tools give it (its folder's name, /, Path)
 }
 
 // Of returns the indexes (into s.Projects) of the projects t belongs to.
@@ -80,7 +81,7 @@ func (p *Project) holds(t Thing) bool {
 		}
 		return false
 	case Note:
-		return p.holdsNote(t.Path)
+		return p.holdsNote(t.Path) || p.tied("note", t.ID)
 	}
 	return false
 }
@@ -120,7 +121,7 @@ func (p *Project) tied(kind, ref string) bool {
 	if ref == "" {
 		return false
 	}
-	want := Tie(kind, ref)
+	want := Tie(kind, strings.Trim(ref, "/"))
 	for _, t := range p.Ties {
 		if t == want || (kind == "note" && strings.EqualFold(t, want)) {
 			return true

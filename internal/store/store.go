@@ -28,7 +28,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 12
+const schemaVersion = 13
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -158,6 +158,9 @@ var upgrades = map[int][]string{
 		)`,
 		`CREATE INDEX IF NOT EXISTS dav_objects_start ON dav_objects(collection_id, kind, start)`,
 	},
+	// 11: whether a sender is authenticated, added by addAuthentic (projects.go).
+	// The notes of the notes folders and their index (notes.go).
+	12: notesSchema,
 	// 7: the mailing-list columns, added and filled by fillLists (lists.go).
 	// 10: the invitation columns, added by addInviteColumns (invite.go).
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/postern-mcp/postern/internal/authres"
 	"github.com/postern-mcp/postern/internal/projects"
+	"github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -30,6 +31,9 @@ type access struct {
 	threads  map[int64]bool  // hide's threads, as a set
 	of       map[int64][]int // each routed thread's projects (indexes into set.Projects)
 	mailErr  error
+
+	notesOnce   sync.Once
+	noteFolders []notes.Folder // the configured notes folders, for a note's id (keepsNote)
 }
 
 // openHint is what a refusal adds while projects keep anything: what the person can do.
@@ -204,7 +208,22 @@ func (a *access) refuseWrite(what string, t projects.Thing) error {
 
 // keepsNote reports whether a note (root: its notes folder; rel: its path inside) is kept.
 func (a *access) keepsNote(root, rel, title string) bool {
-	return a.keeps(projects.Thing{Kind: projects.Note, Collection: root, Path: rel})
+	if !a.active() {
+		return false
+	}
+	a.notesOnce.Do(func() {
+		if cfg, err := a.s.Config.Get(); err == nil {
+			roots, _ := cfg.NotesFolders()
+			a.noteFolders = notes.Folders(roots)
+		}
+	})
+	id := ""
+	for _, f := range a.noteFolders {
+		if f.Root == root {
+			id = f.ID(rel)
+		}
+	}
+	return a.keeps(projects.Thing{Kind: projects.Note, Collection: root, Path: rel, ID: id})
 }
 
 // refuseNoteWrite refuses a new note in relFolder of root when it would land in a closed
