@@ -247,6 +247,14 @@ const (
 const (
 	// ResourceDocs is "docs": postern documentation page.
 	ResourceDocs = "docs"
+	// ResourceMessage is "message": A message.
+	ResourceMessage = "message"
+	// ResourceThread is "thread": A thread.
+	ResourceThread = "thread"
+	// ResourceNote is "note": A note.
+	ResourceNote = "note"
+	// ResourceAgenda is "agenda": A day's agenda.
+	ResourceAgenda = "agenda"
 )
 
 // Files holds the JSON Schemas (schemas/, the types' own under schemas/types/) and the docs (docs/).
@@ -3155,6 +3163,10 @@ type ResourceSpec struct {
 // Resources is every resource template, in catalog order.
 var Resources = []ResourceSpec{
 	{Name: ResourceDocs, Title: "postern documentation page", URITemplate: "postern://docs/{page}", Description: "A page of postern's generated documentation (the guide, tools, scopes).", MimeType: "text/markdown", Scope: ScopeRead},
+	{Name: ResourceMessage, Title: "A message", URITemplate: "postern://message/{id}", Description: "A message with its text, as mail_show gives it (the first page); {id} is a message id from another tool's answer.", MimeType: "text/plain", Scope: ScopeReadBodies},
+	{Name: ResourceThread, Title: "A thread", URITemplate: "postern://thread/{id}", Description: "Every message of a thread, oldest first, as mail_thread gives it; {id} is the thread field of a message row, or a message id.", MimeType: "text/plain", Scope: ScopeRead},
+	{Name: ResourceNote, Title: "A note", URITemplate: "postern://note/{path}", Description: "A note's text, as note_read gives it; {path} is a note's path from another tool's answer.", MimeType: "text/plain", Scope: ScopeRead},
+	{Name: ResourceAgenda, Title: "A day's agenda", URITemplate: "postern://agenda/{day}", Description: "A day's events in the person's zone, as the agenda tool gives them; {day} is today or a date YYYY-MM-DD (postern://agenda/today is listed when a calendar is synced).", MimeType: "text/plain", Scope: ScopeRead},
 }
 
 // DocPageSpec is one page of docs/ that the docs tool serves.

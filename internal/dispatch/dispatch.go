@@ -292,6 +292,28 @@ func (r *Registry) Call(ctx context.Context, name string, raw json.RawMessage, g
 	return res, nil
 }
 
+// LogRead writes a resources/read to the audit log as a call of its own: the URI (masked as
+// any logged text), whether it was read, its length, or the refusal. A nil Registry logs nothing.
+func (r *Registry) LogRead(ctx context.Context, uri string, start time.Time, length int, refusal string) {
+	if r == nil || r.audit == nil {
+		return
+	}
+	info := InfoFrom(ctx)
+	client := info.ClientName
+	if client == "" {
+		client = info.Era
+	}
+	r.audit.Add(func() audit.Entry {
+		e := audit.Entry{Time: start, Client: client, Era: info.Era, Tool: "resources/read",
+			Args: map[string]any{"uri": answer.Logged(uri)}, OK: refusal == "", Length: length,
+			DurationMS: time.Since(start).Milliseconds()}
+		if refusal != "" {
+			e.Error = audit.ErrorText(refusal, answer.Logged)
+		}
+		return e
+	})
+}
+
 // entry makes the audit entry of a call.
 func entry(t *Tool, info CallInfo, raw json.RawMessage, res *Result, start time.Time) audit.Entry {
 	var args map[string]any

@@ -34,8 +34,27 @@ func TestCallResultBytes(t *testing.T) {
 	}
 	for _, c := range cases {
 		req := &request{msg: &jsonrpc.Message{ID: json.RawMessage(c.id)}, rev: lookupRevision(c.version)}
-		if got := string(s.callResult(req, c.res)); got != c.want {
+		if got := string(s.callResult(req, c.res, nil)); got != c.want {
 			t.Errorf("%s:\ngot  %s\nwant %s", c.version, got, c.want)
+		}
+	}
+}
+
+// TestCallResultLinks: resource links follow the text from 2025-06-18 on; earlier revisions
+// and errors carry the text alone, and structuredContent is unchanged.
+func TestCallResultLinks(t *testing.T) {
+	s := New(Options{Version: "test"})
+	res := &dispatch.Result{Text: "t", Structured: json.RawMessage(`{"id":"m1"}`)}
+	links := []Resource{{URI: "postern://message/m1", Name: "m1", Title: "A message", MimeType: "text/plain"}}
+	link := `{"type":"resource_link","uri":"postern://message/m1","name":"m1","title":"A message","mimeType":"text/plain"}`
+	for version, want := range map[string]string{
+		"2025-03-26": `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"t"}],"isError":false}}`,
+		"2025-06-18": `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"t"},` + link + `],"isError":false,"structuredContent":{"id":"m1"}}}`,
+		"2025-11-25": `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"t"},` + link + `],"isError":false,"structuredContent":{"id":"m1"}}}`,
+	} {
+		req := &request{msg: &jsonrpc.Message{ID: json.RawMessage(`1`)}, rev: lookupRevision(version)}
+		if got := string(s.callResult(req, res, links)); got != want {
+			t.Errorf("%s:\ngot  %s\nwant %s", version, got, want)
 		}
 	}
 }

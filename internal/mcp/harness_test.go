@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/dispatch"
@@ -48,15 +52,36 @@ func (f *fake) MailFolders(context.Context, *generated.MailFoldersArgs) (*genera
 // resources serves one page.
 type resources struct{}
 
-func (resources) List(dispatch.Grant) []mcp.Resource {
+func (resources) List(context.Context, dispatch.Grant) []mcp.Resource {
 	return []mcp.Resource{{URI: "postern://docs/guide", Name: "guide", MimeType: "text/markdown"}}
 }
 
-func (resources) Read(uri string, _ dispatch.Grant) (mcp.Contents, error) {
+func (resources) Read(_ context.Context, uri string, _ dispatch.Grant) (mcp.Contents, error) {
 	if uri == "postern://docs/guide" {
 		return mcp.Contents{URI: uri, MimeType: "text/markdown", Text: "# Guide"}, nil
 	}
+	if strings.HasPrefix(uri, "postern://thread/") {
+		return mcp.Contents{}, &mcp.NotFoundError{Sentence: "There is no such message here."}
+	}
 	return mcp.Contents{}, mcp.ErrNotFound
+}
+
+// digests are the fake resources' digests by URI; a test changes one to stand for a sync.
+var digests sync.Map
+
+func (resources) Digest(_ context.Context, uri string, _ dispatch.Grant) string {
+	d, _ := digests.Load(uri)
+	s, _ := d.(string)
+	return s
+}
+
+// Links names every "id" of an answer as a message.
+func (resources) Links(_ string, structured []byte, _ dispatch.Grant) []mcp.Resource {
+	var out []mcp.Resource
+	if id := gjson.GetBytes(structured, "id"); id.Type == gjson.String {
+		out = append(out, mcp.Resource{URI: "postern://message/" + id.Str, Name: id.Str})
+	}
+	return out
 }
 
 // session is one Server.Serve over pipes, driven as a client would.

@@ -14,11 +14,12 @@ import (
 // again instead of offering the agent tools it no longer has, or hiding the ones just granted.
 // A 2026-07-28 client holds no session to tell: its list results carry ttlMs and a private
 // cacheScope, so it lists again within a minute; a call of a tool the grant no longer has is
-// refused whatever the client cached.
+// refused whatever the client cached, and one that keeps a subscriptions/listen stream open is
+// told there (subscribe.go). The same look asks for the digests of subscribed resources.
 
 // listKeys returns what the tool list and the resource lists hold now, each as one string.
 func (s *Server) listKeys() (tools, resources string) {
-	g := s.opt.Grant()
+	ctx, g := s.watchCtx()
 	var b strings.Builder
 	for _, t := range s.opt.Registry.Allowed(g) {
 		b.WriteString(t.Spec.Name)
@@ -27,7 +28,7 @@ func (s *Server) listKeys() (tools, resources string) {
 	tools = b.String()
 	b.Reset()
 	if s.opt.Resources != nil {
-		for _, r := range s.opt.Resources.List(g) {
+		for _, r := range s.opt.Resources.List(ctx, g) {
 			b.WriteString(r.URI)
 			b.WriteByte('\n')
 		}
@@ -66,18 +67,7 @@ func (s *Server) watchLists() (stop func()) {
 				return
 			case <-t.C:
 			}
-			tools, res := s.listKeys()
-			if !s.ready.Load() {
-				lastTools, lastRes = tools, res // nothing to tell; a later initialize lists afresh
-				continue
-			}
-			if tools != lastTools {
-				s.notify("notifications/tools/list_changed")
-			}
-			if res != lastRes {
-				s.notify("notifications/resources/list_changed")
-			}
-			lastTools, lastRes = tools, res
+			s.look(&lastTools, &lastRes)
 		}
 	}()
 	var once sync.Once
@@ -87,4 +77,28 @@ func (s *Server) watchLists() (stop func()) {
 			<-finished
 		})
 	}
+}
+
+// look is one look of watchLists: it tells what changed since *lastTools and *lastRes, and
+// sets them. A panic while a list or digest is computed is logged; the next look tries again.
+func (s *Server) look(lastTools, lastRes *string) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logPanic("looking for changes", p)
+		}
+	}()
+	tools, res := s.listKeys()
+	toolsChanged, resChanged := tools != *lastTools, res != *lastRes
+	*lastTools, *lastRes = tools, res
+	// A legacy client is told once it sent notifications/initialized; before, a later
+	// initialize lists afresh.
+	legacy := s.ready.Load()
+	if legacy && toolsChanged {
+		s.notify("notifications/tools/list_changed")
+	}
+	if legacy && resChanged {
+		s.notify("notifications/resources/list_changed")
+	}
+	s.tellListens(toolsChanged, resChanged)
+	s.watchResources(legacy)
 }

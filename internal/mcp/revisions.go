@@ -22,15 +22,17 @@ type revision struct {
 	// Elicitation: the server may ask the person through the client (elicitation/create
 	// on a legacy connection, an input_required round in 2026-07-28).
 	Elicitation bool
+	// ResourceLinks: tools/call results carry resource_link content items after the text.
+	ResourceLinks bool
 	// ResourceNotFound is the error code of resources/read for an unknown URI.
 	ResourceNotFound int
 }
 
 // revisions is every revision served, newest first.
 var revisions = []revision{
-	{Version: Modern, Modern: true, StructuredContent: true, Titles: true, Annotations: true, Elicitation: true, ResourceNotFound: jsonrpc.CodeInvalidParams},
-	{Version: "2025-11-25", StructuredContent: true, Titles: true, Annotations: true, Elicitation: true, ResourceNotFound: CodeResourceNotFound},
-	{Version: "2025-06-18", StructuredContent: true, Titles: true, Annotations: true, Elicitation: true, ResourceNotFound: CodeResourceNotFound},
+	{Version: Modern, Modern: true, StructuredContent: true, Titles: true, Annotations: true, Elicitation: true, ResourceLinks: true, ResourceNotFound: jsonrpc.CodeInvalidParams},
+	{Version: "2025-11-25", StructuredContent: true, Titles: true, Annotations: true, Elicitation: true, ResourceLinks: true, ResourceNotFound: CodeResourceNotFound},
+	{Version: "2025-06-18", StructuredContent: true, Titles: true, Annotations: true, Elicitation: true, ResourceLinks: true, ResourceNotFound: CodeResourceNotFound},
 	{Version: "2025-03-26", Batches: true, Annotations: true, ResourceNotFound: CodeResourceNotFound},
 	{Version: "2024-11-05", ResourceNotFound: CodeResourceNotFound},
 }

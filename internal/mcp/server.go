@@ -59,13 +59,20 @@ const (
 
 // Resources is what the server needs to serve resources.
 type Resources interface {
-	// List returns concrete resources allowed by g.
-	List(g dispatch.Grant) []Resource
-	// Read returns a resource's text, or ErrNotFound.
-	Read(uri string, g dispatch.Grant) (Contents, error)
+	// List returns the concrete resources g allows that can be read now.
+	List(ctx context.Context, g dispatch.Grant) []Resource
+	// Read returns a resource's text, or an error that is ErrNotFound (a *NotFoundError
+	// carries the sentence the agent reads).
+	Read(ctx context.Context, uri string, g dispatch.Grant) (Contents, error)
+	// Digest returns a short string that changes when what Read gives for uri changes, and
+	// "" while it cannot be read; the server asks only for subscribed URIs, at every Poll.
+	Digest(ctx context.Context, uri string, g dispatch.Grant) string
+	// Links returns the resources a tool's structured answer names, for resource_link
+	// content items (at most a few dozen).
+	Links(tool string, structured []byte, g dispatch.Grant) []Resource
 }
 
-// Resource is one listed resource.
+// Resource is one listed resource, or a resource link.
 type Resource struct {
 	URI         string `json:"uri"`
 	Name        string `json:"name"`
@@ -83,6 +90,13 @@ type Contents struct {
 
 // ErrNotFound is returned by Resources.Read for an unknown URI.
 var ErrNotFound = errors.New("resource not found")
+
+// NotFoundError is a refusal of Resources.Read with the one sentence the agent reads: the
+// sentence the tool that gives the same thing would answer.
+type NotFoundError struct{ Sentence string }
+
+func (e *NotFoundError) Error() string        { return e.Sentence }
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // Options configure a Server.
 type Options struct {
@@ -116,6 +130,8 @@ type Server struct {
 
 	serverInfo     json.RawMessage
 	serverInfoMeta json.RawMessage
+
+	subs subscriptions // resources/subscribe and subscriptions/listen (subscribe.go)
 
 	connID    string      // this connection's identity, for approval tokens
 	canElicit atomic.Bool // the legacy client declared form elicitation
@@ -167,8 +183,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			s.write(resp)
 		}
 	}
-	s.conn.Close() // no answer can come any more: a call waiting for one ends now
 	stopWatch()
+	s.endListens()
+	s.conn.Close() // no answer can come any more: a call waiting for one ends now
 	s.wg.Wait()
 	if err := s.conn.Flush(); err != nil && readErr == nil {
 		readErr = err
@@ -315,6 +332,7 @@ func (s *Server) notification(msg *jsonrpc.Message) {
 		if cancel != nil {
 			cancel()
 		}
+		s.cancelListen(id)
 	}
 }
 
@@ -382,6 +400,7 @@ func (s *Server) modernRequest(req *request, rev *revision) *jsonrpc.Error {
 // legacyMethods are the methods answered after initialize.
 var legacyMethods = map[string]struct{}{
 	"tools/list": {}, "tools/call": {}, "resources/list": {}, "resources/templates/list": {}, "resources/read": {},
+	"resources/subscribe": {}, "resources/unsubscribe": {},
 }
 
 // removedInModern are legacy methods that 2026-07-28 dropped.
@@ -391,8 +410,11 @@ var removedInModern = map[string]bool{
 
 func (s *Server) modern(ctx context.Context, req *request, async bool) []byte {
 	m := req.msg
-	if m.Method == "server/discover" {
+	switch m.Method {
+	case "server/discover":
 		return s.result(req, s.discover(), true)
+	case "subscriptions/listen":
+		return s.listen(ctx, req) // subscribe.go
 	}
 	if resp, ok := s.common(ctx, req, async); ok {
 		return resp
@@ -410,6 +432,8 @@ func (s *Server) legacy(ctx context.Context, req *request, async bool) []byte {
 		return s.initialize(req)
 	case "ping":
 		return s.result(req, map[string]any{}, false)
+	case "resources/subscribe", "resources/unsubscribe":
+		return s.subscribe(ctx, req) // subscribe.go
 	}
 	if resp, ok := s.common(ctx, req, async); ok {
 		return resp
@@ -429,7 +453,7 @@ func (s *Server) common(ctx context.Context, req *request, async bool) (resp []b
 	case "tools/list":
 		res, err = s.toolsList(req)
 	case "resources/list", "resources/templates/list", "resources/read":
-		res, err = s.resources(req)
+		res, err = s.resources(ctx, req)
 	default:
 		return nil, false
 	}
@@ -470,7 +494,7 @@ func (s *Server) initialize(req *request) []byte {
 		"protocolVersion": rev.Version,
 		"capabilities": map[string]any{
 			"tools":     map[string]any{"listChanged": true},
-			"resources": map[string]any{"listChanged": true, "subscribe": false},
+			"resources": map[string]any{"listChanged": true, "subscribe": true},
 		},
 		"serverInfo":   info,
 		"instructions": generated.Instructions,
@@ -482,8 +506,9 @@ func (s *Server) discover() map[string]any {
 	return map[string]any{
 		"supportedVersions": Supported,
 		"capabilities": map[string]any{
-			"tools":     map[string]any{"listChanged": false},
-			"resources": map[string]any{"listChanged": false, "subscribe": false},
+			// Told on a subscriptions/listen stream (subscribe.go).
+			"tools":     map[string]any{"listChanged": true},
+			"resources": map[string]any{"listChanged": true, "subscribe": true},
 		},
 		"instructions": generated.Instructions,
 		// Earlier drafts carried serverInfo in the body too; harmless to clients that read _meta.
@@ -548,16 +573,20 @@ func (s *Server) toolsList(req *request) (map[string]any, *jsonrpc.Error) {
 	return res, nil
 }
 
-func encodeCursor(n int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("tools:" + strconv.Itoa(n)))
+func encodeCursor(n int) string { return encodeCursorOf("tools", n) }
+
+func decodeCursor(c string) (int, bool) { return decodeCursorOf("tools", c) }
+
+func encodeCursorOf(kind string, n int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(kind + ":" + strconv.Itoa(n)))
 }
 
-func decodeCursor(c string) (int, bool) {
+func decodeCursorOf(kind, c string) (int, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || !strings.HasPrefix(string(b), "tools:") {
+	if err != nil || !strings.HasPrefix(string(b), kind+":") {
 		return 0, false
 	}
-	n, err := strconv.Atoi(strings.TrimPrefix(string(b), "tools:"))
+	n, err := strconv.Atoi(strings.TrimPrefix(string(b), kind+":"))
 	return n, err == nil && n >= 0
 }
 
@@ -638,15 +667,7 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 				cancel()
 			}()
 		}
-		era := "legacy"
-		if req.rev.Modern {
-			era = "modern"
-		}
-		scopes, count := s.grantInfo(g)
-		ci := dispatch.CallInfo{
-			Era: era, ProtocolVersion: req.rev.Version, ClientName: req.client,
-			Scopes: scopes, ToolCount: count, Connection: s.connID,
-		}
+		ci := s.callInfo(req, g)
 		if !req.rev.Modern && s.canElicit.Load() {
 			ci.Ask = s.ask
 		}
@@ -661,7 +682,11 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		if err != nil {
 			return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)))
 		}
-		return s.callResult(req, res)
+		var links []Resource
+		if req.rev.ResourceLinks && !res.IsError && len(res.Structured) > 0 && s.opt.Resources != nil {
+			links = s.opt.Resources.Links(name.Str, res.Structured, g)
+		}
+		return s.callResult(req, res, links)
 	}
 	// Tools that only read the local store answer quickly: they run in order on
 	// the reading goroutine, which keeps a round trip short. Tools that change
@@ -689,6 +714,19 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 	return nil
 }
 
+// callInfo describes req's connection to a handler.
+func (s *Server) callInfo(req *request, g dispatch.Grant) dispatch.CallInfo {
+	era := "legacy"
+	if req.rev.Modern {
+		era = "modern"
+	}
+	scopes, count := s.grantInfo(g)
+	return dispatch.CallInfo{
+		Era: era, ProtocolVersion: req.rev.Version, ClientName: req.client,
+		Scopes: scopes, ToolCount: count, Connection: s.connID,
+	}
+}
+
 // grantInfo returns the sorted scopes of g and how many tools they allow,
 // remembered for the last grant seen (the same map while the configuration holds).
 func (s *Server) grantInfo(g dispatch.Grant) ([]string, int) {
@@ -709,15 +747,20 @@ type inputRequired struct {
 	Meta          json.RawMessage `json:"_meta"`
 }
 
-// textContent is one text block of a tools/call result.
-type textContent struct {
-	Type string          `json:"type"`
-	Text json.RawMessage `json:"text"` // the text as json.Marshal writes it
+// contentItem is one content item of a tools/call result: the text block, or a
+// resource_link (2025-06-18 and later) to a resource the answer names.
+type contentItem struct {
+	Type     string          `json:"type"`
+	Text     json.RawMessage `json:"text,omitempty"` // the text as json.Marshal writes it
+	URI      string          `json:"uri,omitempty"`
+	Name     string          `json:"name,omitempty"`
+	Title    string          `json:"title,omitempty"`
+	MimeType string          `json:"mimeType,omitempty"`
 }
 
 // callToolResult is a tools/call result, with the members the revision knows.
 type callToolResult struct {
-	Content           []textContent   `json:"content"`
+	Content           []contentItem   `json:"content"`
 	IsError           bool            `json:"isError"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	ResultType        string          `json:"resultType,omitempty"`
@@ -726,14 +769,20 @@ type callToolResult struct {
 
 // callResult encodes a tools/call answer. The text is escaped as
 // json.Marshal escapes it; the structured result is written as dispatch
-// encoded it (HTML characters unescaped).
-func (s *Server) callResult(req *request, r *dispatch.Result) []byte {
+// encoded it (HTML characters unescaped); links follow the text where the
+// revision knows resource links.
+func (s *Server) callResult(req *request, r *dispatch.Result, links []Resource) []byte {
 	var res any
 	if r.InputRequests != nil && req.rev.Modern {
 		res = inputRequired{ResultType: "input_required", InputRequests: r.InputRequests, RequestState: r.RequestState, Meta: s.serverInfoMeta}
 	} else {
 		text, _ := json.Marshal(r.Text) // a string always encodes
-		cr := callToolResult{Content: []textContent{{Type: "text", Text: text}}, IsError: r.IsError}
+		cr := callToolResult{Content: []contentItem{{Type: "text", Text: text}}, IsError: r.IsError}
+		if req.rev.ResourceLinks {
+			for _, l := range links {
+				cr.Content = append(cr.Content, contentItem{Type: "resource_link", URI: l.URI, Name: l.Name, Title: l.Title, MimeType: l.MimeType})
+			}
+		}
 		if req.rev.StructuredContent {
 			cr.StructuredContent = r.Structured
 		}
@@ -745,15 +794,16 @@ func (s *Server) callResult(req *request, r *dispatch.Result) []byte {
 	return s.encodeResult(req, res)
 }
 
-func (s *Server) resources(req *request) (map[string]any, *jsonrpc.Error) {
+func (s *Server) resources(ctx context.Context, req *request) (map[string]any, *jsonrpc.Error) {
 	g := s.opt.Grant()
+	ctx = dispatch.WithInfo(ctx, s.callInfo(req, g))
 	switch req.msg.Method {
 	case "resources/list":
-		list := s.opt.Resources.List(g)
-		if list == nil {
-			list = []Resource{}
+		var list []Resource
+		if s.opt.Resources != nil {
+			list = s.opt.Resources.List(ctx, g)
 		}
-		return map[string]any{"resources": list}, nil
+		return page(req, "resources", "resources", list)
 	case "resources/templates/list":
 		type tmpl struct {
 			URITemplate string `json:"uriTemplate"`
@@ -768,17 +818,59 @@ func (s *Server) resources(req *request) (map[string]any, *jsonrpc.Error) {
 				list = append(list, tmpl{r.URITemplate, r.Name, r.Title, r.Description, r.MimeType})
 			}
 		}
-		return map[string]any{"resourceTemplates": list}, nil
+		return page(req, "templates", "resourceTemplates", list)
 	}
 	uri := req.params.Get("uri")
 	if uri.Type != gjson.String {
 		return nil, protocolError(jsonrpc.CodeInvalidParams, "Invalid params: resources/read needs params.uri")
 	}
-	c, err := s.opt.Resources.Read(uri.Str, g)
+	var c Contents
+	err := ErrNotFound
+	start := time.Now()
+	if s.opt.Resources != nil {
+		c, err = s.opt.Resources.Read(ctx, uri.Str, g)
+	}
 	if err != nil {
-		e := protocolError(req.rev.ResourceNotFound, "Resource not found: "+strconv.Quote(uri.Str)+"; call resources/list for what this connection can read")
-		e.Data = map[string]string{"uri": uri.Str}
+		e := notFoundError(req, uri.Str, err)
+		s.opt.Registry.LogRead(ctx, uri.Str, start, 0, e.Message)
 		return nil, e
 	}
+	s.opt.Registry.LogRead(ctx, uri.Str, start, len(c.Text), "")
 	return map[string]any{"contents": []Contents{c}}, nil
+}
+
+// notFoundError is the answer to a read (or subscribe) of uri that err refused: the
+// protocol's resource-not-found error with the sentence of the refusal, or, for a URI that
+// no template expands, one that says where the URIs are.
+func notFoundError(req *request, uri string, err error) *jsonrpc.Error {
+	msg := "Resource not found: " + strconv.Quote(uri) + "; call resources/templates/list for the URIs this connection can read"
+	var nf *NotFoundError
+	if errors.As(err, &nf) && nf.Sentence != "" {
+		msg = nf.Sentence
+	}
+	e := protocolError(req.rev.ResourceNotFound, msg)
+	e.Data = map[string]string{"uri": uri}
+	return e
+}
+
+// page answers a list request with the page of list its cursor asks for, under key; kind
+// names the list in the cursor, so that a cursor of one list is refused by another.
+func page[T any](req *request, kind, key string, list []T) (map[string]any, *jsonrpc.Error) {
+	if list == nil {
+		list = []T{}
+	}
+	start := 0
+	if c := req.params.Get("cursor"); c.Exists() && c.Str != "" {
+		n, ok := decodeCursorOf(kind, c.Str)
+		if !ok || n > len(list) {
+			return nil, protocolError(jsonrpc.CodeInvalidParams, "Invalid params: the cursor is not one this server gave; list again without a cursor")
+		}
+		start = n
+	}
+	end := min(start+PageSize, len(list))
+	res := map[string]any{key: list[start:end]}
+	if end < len(list) {
+		res["nextCursor"] = encodeCursorOf(kind, end)
+	}
+	return res, nil
 }

@@ -437,6 +437,10 @@ func TestListChanged(t *testing.T) {
 	if m := s.recv(); m["method"] != "notifications/tools/list_changed" || m["id"] != nil {
 		t.Fatalf("after the grant narrowed: %v", m)
 	}
+	// read:bodies also gave the message resource template.
+	if m := s.recv(); m["method"] != "notifications/resources/list_changed" || m["id"] != nil {
+		t.Fatalf("after the grant narrowed: %v", m)
+	}
 	tl := result(t, s.rpc(1, "tools/list", nil))
 	for _, tv := range tl["tools"].([]any) {
 		if tv.(map[string]any)["name"] == generated.ToolMailShow {

@@ -14,7 +14,6 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
-	"github.com/postern-mcp/postern/internal/mcp"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -229,48 +228,4 @@ func pageNames() string {
 		names[i] = p.Name
 	}
 	return strings.Join(names, ", ")
-}
-
-// docsResource is the catalog's docs resource template.
-func docsResource() (generated.ResourceSpec, bool) {
-	for _, r := range generated.Resources {
-		if r.Name == generated.ResourceDocs {
-			return r, true
-		}
-	}
-	return generated.ResourceSpec{}, false
-}
-
-// List implements mcp.Resources: every docs page.
-func (s *Service) List(g dispatch.Grant) []mcp.Resource {
-	r, ok := docsResource()
-	if !ok || !g[r.Scope] {
-		return nil
-	}
-	var out []mcp.Resource
-	for _, p := range generated.DocPages {
-		out = append(out, mcp.Resource{
-			URI: strings.Replace(r.URITemplate, "{page}", p.Name, 1), Name: p.Name,
-			Title: p.Title, Description: r.Description, MimeType: r.MimeType,
-		})
-	}
-	return out
-}
-
-// Read implements mcp.Resources.
-func (s *Service) Read(uri string, g dispatch.Grant) (mcp.Contents, error) {
-	r, ok := docsResource()
-	if !ok || !g[r.Scope] {
-		return mcp.Contents{}, mcp.ErrNotFound
-	}
-	prefix, _, _ := strings.Cut(r.URITemplate, "{")
-	name, found := strings.CutPrefix(uri, prefix)
-	if !found {
-		return mcp.Contents{}, mcp.ErrNotFound
-	}
-	_, text, ok := page(name)
-	if !ok {
-		return mcp.Contents{}, mcp.ErrNotFound
-	}
-	return mcp.Contents{URI: uri, MimeType: r.MimeType, Text: text}, nil
 }
