@@ -157,7 +157,7 @@ func demoSession(reg *dispatch.Registry, count int, stdout io.Writer) error {
 	fmt.Fprintln(stdout, "Nothing is saved or sent, and no server is contacted.")
 
 	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{
-		Era: "cli", ClientName: "demo", Scopes: grant.Sorted(), ToolCount: len(reg.Allowed(grant)), Connection: "demo",
+		Era: dispatch.EraCLI, ClientName: "demo", Scopes: grant.Sorted(), ToolCount: len(reg.Allowed(grant)), Connection: "demo",
 	})
 	step := 0
 	call := func(heading, tool string, args map[string]any) (map[string]any, error) {

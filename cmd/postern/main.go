@@ -389,7 +389,7 @@ func cmdCall(f *serverFlags, asJSON bool, pos []string, stdout, stderr io.Writer
 	}
 	defer reg.Close()
 	g := grant()
-	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: "cli", Scopes: g.Sorted(), ToolCount: len(reg.Allowed(g)), Connection: "cli"})
+	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: dispatch.EraCLI, Scopes: g.Sorted(), ToolCount: len(reg.Allowed(g)), Connection: "cli"})
 	res, err := reg.Call(ctx, pos[0], raw, g)
 	if errors.Is(err, dispatch.ErrUnknownTool) {
 		var names []string

@@ -553,6 +553,10 @@ func TestOutsideProjectsClosed(t *testing.T) {
 			t.Errorf("%s %v outside projects: %s", c.tool, c.args, text)
 		}
 	}
+	// The person at the terminal is not filtered: postern call lists everything.
+	if out, errOut, code := runCLI(t, h.env, "call", generated.ToolMailList, `{"limit":50}`, "--json", "--config", h.cfg); code != 0 || strings.Count(out, `"subject"`) != 5 {
+		t.Errorf("postern call mail_list with outside closed: %d %s %s", code, out, errOut)
+	}
 	// Into the open project, a write is allowed.
 	if _, text, isErr := v.call(generated.ToolNoteAdd, map[string]any{"title": "Next steps", "text": "x", "folder": "acme"}); isErr {
 		t.Errorf("note_add into the open project: %s", text)

@@ -37,7 +37,7 @@ var stderr io.Writer = os.Stderr
 
 // CallInfo describes the connection a call comes from; handlers read it from the context.
 type CallInfo struct {
-	Era             string // "legacy", "modern" or "cli"
+	Era             string // "legacy", "modern" or EraCLI
 	ProtocolVersion string
 	ClientName      string
 	Scopes          []string // granted, sorted
@@ -51,6 +51,10 @@ type CallInfo struct {
 	// is asked in an input_required round instead (nil otherwise).
 	Rounds *approval.Rounds
 }
+
+// EraCLI is the era of a call the person makes at the terminal (postern call, postern undo,
+// rules applied at sync): the server's protocol eras are set by the server, never by a client.
+const EraCLI = "cli"
 
 // caller is the part of info a prepare or commit needs.
 func (info CallInfo) caller() approval.Caller {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/postern-mcp/postern/internal/authres"
+	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
@@ -52,6 +53,11 @@ func (s *Service) projectsWatcher() *projects.Watcher {
 // access reads the projects file as it is now. An unreadable file is an error: nothing
 // is shown until the person fixes it.
 func (s *Service) access(ctx context.Context) (*access, error) {
+	if dispatch.InfoFrom(ctx).Era == dispatch.EraCLI {
+		// The person at the terminal (postern call, postern undo, rules at sync): projects
+		// are about agents, and the person sees everything.
+		return &access{s: s, set: &projects.Set{}}, nil
+	}
 	set, err := s.projectsWatcher().Get()
 	if err != nil {
 		return nil, err

@@ -119,7 +119,7 @@ func projectCalendars(t *testing.T) (*mailbox, map[string]int64, func(string)) {
 			t.Fatal(err)
 		}
 	}
-	return &mailbox{t: t, reg: reg}, objects, projects
+	return &mailbox{t: t, reg: reg, era: "legacy"}, objects, projects
 }
 
 // acmeProject is the project acme: a calendar, a task list, an address book, its

@@ -44,7 +44,7 @@ func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun,
 	if err != nil {
 		return nil, err
 	}
-	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: "cli", ClientName: RulesClient})
+	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: dispatch.EraCLI, ClientName: RulesClient})
 	var out []RuleRun
 	for _, account := range accounts {
 		var enabled []generated.Rule

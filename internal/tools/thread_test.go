@@ -22,6 +22,9 @@ import (
 type mailbox struct {
 	t   *testing.T
 	reg *dispatch.Registry
+	// era is the calls' era: "" for the terminal's (dispatch.EraCLI), "legacy" for an
+	// agent's (the person's projects keep things only from agents).
+	era string
 }
 
 // newMailbox writes msgs (file name → raw message) into a Maildir's cur,
@@ -77,7 +80,11 @@ func (m *mailbox) call(scopes, tool string, args map[string]any) (map[string]any
 		m.t.Fatal(err)
 	}
 	raw, _ := json.Marshal(args)
-	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: "cli", Scopes: strings.Split(scopes, ",")})
+	era := m.era
+	if era == "" {
+		era = dispatch.EraCLI
+	}
+	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: era, Scopes: strings.Split(scopes, ",")})
 	res, err := m.reg.Call(ctx, tool, raw, g)
 	if err != nil {
 		m.t.Fatalf("%s: %v", tool, err)
