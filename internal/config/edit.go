@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/postern-mcp/postern/internal/atomicfile"
 )
 
 var accountNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -105,26 +106,7 @@ func writeChecked(path string, data []byte, ok func(*Config) bool) error {
 	if err := c.check(); err != nil {
 		return fmt.Errorf("the configuration %s would be invalid: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.toml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, ".config-*.toml", data)
 }
 
 // SetAccount replaces the account named a.Name with a, changing only the lines

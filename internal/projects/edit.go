@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/postern-mcp/postern/internal/atomicfile"
 )
 
 // The person's commands (postern project open|close|tie|untie) change one line or one
@@ -296,26 +297,4 @@ func tomlArray(xs []string) string {
 }
 
 // write replaces path atomically, 0600.
-func write(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".projects-*.toml")
-	if err != nil {
-		return fmt.Errorf("cannot write beside the projects file %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+func write(path string, b []byte) error { return atomicfile.Write(path, ".projects-*.toml", b) }

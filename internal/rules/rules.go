@@ -21,6 +21,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/postern-mcp/postern/generated"
+
+	"github.com/postern-mcp/postern/internal/atomicfile"
 )
 
 // States of a rule.
@@ -97,30 +99,7 @@ func Save(path string, rules []generated.Rule) error {
 	if err := toml.NewEncoder(&buf).Encode(f); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".rules-*.toml")
-	if err != nil {
-		return fmt.Errorf("cannot write the rules file beside %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, ".rules-*.toml", buf.Bytes())
 }
 
 // Update reads the rules, lets change alter them, and writes them back, holding
