@@ -74,7 +74,10 @@ func (h *Hide) Keeps(thread int64, in map[int64]bool) bool {
 	return in[thread] != h.Only
 }
 
-// RouteThreads returns the threads (of the accounts listed; nil for all) that r reaches.
+// RouteThreads returns the threads (of the accounts listed; nil for all) that r reaches. Each
+// route is one indexed lookup: senders and domains through the sender-domain index (the
+// domains stored are read once from it, to find the subdomains), subjects through the
+// subject index, folders through their messages, ties through the Message-ID index.
 func (s *Store) RouteThreads(ctx context.Context, r *MailRoute, accounts []string) (map[int64]bool, error) {
 	out := map[int64]bool{}
 	acct, acctArgs := "", []any{}
@@ -82,7 +85,9 @@ func (s *Store) RouteThreads(ctx context.Context, r *MailRoute, accounts []strin
 		if len(accounts) == 0 {
 			return out, nil
 		}
-		acct = " AND m.account_id IN (SELECT id FROM accounts WHERE name IN (" + placeholders(len(accounts)) + "))"
+		// The unary + keeps the planner from reading every message of the account through
+		// an index on account_id instead of the route's own index.
+		acct = " AND +m.account_id IN (SELECT id FROM accounts WHERE name IN (" + placeholders(len(accounts)) + "))"
 		for _, a := range accounts {
 			acctArgs = append(acctArgs, a)
 		}
@@ -102,28 +107,32 @@ func (s *Store) RouteThreads(ctx context.Context, r *MailRoute, accounts []strin
 		}
 		return s.explain(rows.Err())
 	}
-	lowerAll := func(xs []string) string {
-		var l []string
-		for _, x := range xs {
-			if x = strings.ToLower(strings.TrimSpace(x)); x != "" {
-				l = append(l, x)
-			}
-		}
-		b, _ := json.Marshal(l)
+	jsonOf := func(xs []string) string {
+		b, _ := json.Marshal(xs)
 		return string(b)
 	}
-	if len(r.Senders) > 0 {
-		if err := query(`m.authentic = 1 AND m.forged = 0 AND lower(m.from_email) IN (SELECT value FROM json_each(?))`, lowerAll(r.Senders)); err != nil {
+	var senders, senderDomains []string
+	for _, x := range r.Senders {
+		if x = strings.ToLower(strings.TrimSpace(x)); strings.Contains(x, "@") {
+			senders = append(senders, x)
+			senderDomains = append(senderDomains, x[strings.LastIndex(x, "@")+1:])
+		}
+	}
+	if len(senders) > 0 {
+		if err := query(domainExpr+` IN (SELECT value FROM json_each(?)) AND lower(m.from_email) IN (SELECT value FROM json_each(?)) AND m.authentic = 1 AND m.forged = 0`,
+			jsonOf(senderDomains), jsonOf(senders)); err != nil {
 			return nil, err
 		}
 	}
-	for _, d := range r.Domains {
-		d = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "@"))
-		if d == "" {
-			continue
-		}
-		if err := query(`m.authentic = 1 AND m.forged = 0 AND (`+domainExpr+` = ? OR `+domainExpr+` LIKE ? ESCAPE '\')`, d, "%."+likeEscape(d)); err != nil {
+	if len(r.Domains) > 0 {
+		domains, err := s.senderDomains(ctx, r.Domains)
+		if err != nil {
 			return nil, err
+		}
+		if len(domains) > 0 {
+			if err := query(domainExpr+` IN (SELECT value FROM json_each(?)) AND m.authentic = 1 AND m.forged = 0`, jsonOf(domains)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, w := range r.Subjects {
@@ -135,27 +144,103 @@ func (s *Store) RouteThreads(ctx context.Context, r *MailRoute, accounts []strin
 			return nil, err
 		}
 	}
-	for _, f := range r.Folders {
-		q, args := `m.folder_id IN (SELECT f.id FROM folders f JOIN accounts a ON a.id = f.account_id WHERE lower(f.name) = lower(?)`, []any{f.Folder}
-		if f.Account != "" {
-			q += ` AND a.name = ?`
-			args = append(args, f.Account)
-		}
-		if err := query(q+`)`, args...); err != nil {
+	if len(r.Folders) > 0 {
+		ids, err := s.routeFolders(ctx, r.Folders)
+		if err != nil {
 			return nil, err
+		}
+		if len(ids) > 0 {
+			b, _ := json.Marshal(ids)
+			if err := query(`m.folder_id IN (SELECT value FROM json_each(?))`, string(b)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(r.MessageIDs) > 0 {
-		ids, _ := json.Marshal(r.MessageIDs)
-		if err := query(`m.message_id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+		// account_id leads the Message-ID index: name every account.
+		q := `m.message_id IN (SELECT value FROM json_each(?)) AND m.account_id IN (SELECT id FROM accounts)`
+		if err := query(q, jsonOf(r.MessageIDs)); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+// senderDomains returns the stored sender domains that are one of domains or below one.
+func (s *Store) senderDomains(ctx context.Context, domains []string) ([]string, error) {
+	var want []string
+	for _, d := range domains {
+		if d = strings.ToLower(strings.Trim(strings.TrimSpace(d), "@.")); d != "" {
+			want = append(want, d)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT `+domainExpr+` FROM messages INDEXED BY messages_domain`)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, s.explain(err)
+		}
+		for _, w := range want {
+			if d == w || strings.HasSuffix(d, "."+w) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out, s.explain(rows.Err())
+}
+
+// routeFolders returns the ids of the folders the routes name: case ignored, / and . the
+// same separator (as mail_list finds a folder), of the route's account when it names one.
+func (s *Store) routeFolders(ctx context.Context, routes []FolderRoute) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT f.id, a.name, f.name FROM folders f JOIN accounts a ON a.id = f.account_id`)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		var account, name string
+		if err := rows.Scan(&id, &account, &name); err != nil {
+			return nil, s.explain(err)
+		}
+		for _, r := range routes {
+			if folderKey(r.Folder) == folderKey(name) && (r.Account == "" || r.Account == account) {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out, s.explain(rows.Err())
+}
+
+// DataVersion is a number that changes whenever another connection (another process's sync,
+// or this process's own writes, which never go through the connection it is read on)
+// commits a change to the store (SQLite's PRAGMA data_version), so that what was worked out
+// from the store can be kept until it does.
+func (s *Store) DataVersion(ctx context.Context) (int64, error) {
+	s.dvMu.Lock()
+	defer s.dvMu.Unlock()
+	if s.dv == nil {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			return 0, s.explain(err)
+		}
+		s.dv = c
+	}
+	var v int64
+	if err := s.dv.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		s.dv.Close()
+		s.dv = nil
+		return 0, s.explain(err)
+	}
+	return v, nil
 }
 
 // MessageThreads returns the thread of each message id given (ids not found are left out).

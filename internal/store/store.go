@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,6 +24,9 @@ import (
 type Store struct {
 	db   *sql.DB
 	path string
+
+	dvMu sync.Mutex
+	dv   *sql.Conn // the connection DataVersion reads on (projects.go), never written through
 }
 
 // File is the database's name inside the data folder.
@@ -338,7 +342,15 @@ func (s *Store) explain(err error) error {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.dvMu.Lock()
+	if s.dv != nil {
+		s.dv.Close()
+		s.dv = nil
+	}
+	s.dvMu.Unlock()
+	return s.db.Close()
+}
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }

@@ -28,6 +28,7 @@ type access struct {
 	set *projects.Set
 
 	mailOnce sync.Once
+	cache    *mailCache
 	hide     *store.Hide
 	threads  map[int64]bool  // hide's threads, as a set
 	of       map[int64][]int // each routed thread's projects (indexes into set.Projects)
@@ -81,8 +82,53 @@ func (a *access) mail(ctx context.Context, st *store.Store) (*store.Hide, error)
 	if !a.active() {
 		return nil, nil
 	}
-	a.mailOnce.Do(func() { a.hide, a.threads, a.of, a.mailErr = a.computeMail(ctx, st) })
-	return a.hide, a.mailErr
+	a.mailOnce.Do(func() { a.cache, a.mailErr = a.s.mailFor(ctx, a, st) })
+	if a.mailErr != nil {
+		return nil, a.mailErr
+	}
+	a.hide, a.threads, a.of = a.cache.hide, a.cache.threads, a.cache.of
+	return a.hide, nil
+}
+
+// mailCache is what the projects keep of the mail, worked out once for a projects file (its
+// Set), a state of the store (its data version) and the visible accounts, and kept until one
+// of them changes: a call in between pays a stat and one PRAGMA.
+type mailCache struct {
+	set      *projects.Set
+	version  int64
+	accounts string
+	hide     *store.Hide
+	threads  map[int64]bool
+	of       map[int64][]int
+	counts   map[string]int // left out, by accounts and folder (guarded by Service.mailMu)
+}
+
+// mailFor returns the cached computation for a, or works it out anew.
+func (s *Service) mailFor(ctx context.Context, a *access, st *store.Store) (*mailCache, error) {
+	version, err := st.DataVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names, err := s.visibleNames()
+	if err != nil {
+		return nil, err
+	}
+	key := strings.Join(names, "\x00")
+	s.mailMu.Lock()
+	c := s.mailCache
+	s.mailMu.Unlock()
+	if c != nil && c.set == a.set && c.version == version && c.accounts == key {
+		return c, nil
+	}
+	hide, threads, of, err := a.computeMail(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	c = &mailCache{set: a.set, version: version, accounts: key, hide: hide, threads: threads, of: of, counts: map[string]int{}}
+	s.mailMu.Lock()
+	s.mailCache = c
+	s.mailMu.Unlock()
+	return c, nil
 }
 
 func (a *access) computeMail(ctx context.Context, st *store.Store) (*store.Hide, map[int64]bool, map[int64][]int, error) {
@@ -188,8 +234,25 @@ func (a *access) leftOut(ctx context.Context, st *store.Store, accounts []string
 	if err != nil || h == nil {
 		return 0, err
 	}
+	key := strings.Join(accounts, "\x00") + "\x01" + folder
+	if accounts == nil {
+		key = "\x02" + folder // nil is every account; an empty list is none
+	}
+	a.s.mailMu.Lock()
+	n, ok := a.cache.counts[key]
+	a.s.mailMu.Unlock()
+	if ok {
+		return n, nil
+	}
 	inv := &store.Hide{Only: !h.Only, Threads: h.Threads}
-	return st.Count(ctx, &store.Filter{Accounts: accounts, Folder: folder, Hide: inv})
+	n, err = st.Count(ctx, &store.Filter{Accounts: accounts, Folder: folder, Hide: inv})
+	if err != nil {
+		return 0, err
+	}
+	a.s.mailMu.Lock()
+	a.cache.counts[key] = n
+	a.s.mailMu.Unlock()
+	return n, nil
 }
 
 // keeps reports whether an event, task, contact or note is kept from agents.

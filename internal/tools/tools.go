@@ -36,6 +36,9 @@ type Service struct {
 	mu       sync.Mutex
 	st       *store.Store
 	projects *projects.Watcher // the projects file (access.go), made at first use
+
+	mailMu    sync.Mutex
+	mailCache *mailCache // what the projects keep of the mail (access.go)
 }
 
 type configAccount = config.Account
