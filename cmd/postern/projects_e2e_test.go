@@ -37,6 +37,7 @@ type oneWordHome struct {
 	mailTrusted                   string
 	forgedSubject, keptSubject    string
 	keptReplySubject, openSubject string
+	user                          *imaptest.User
 }
 
 func newOneWordHome(t *testing.T) *oneWordHome {
@@ -44,7 +45,7 @@ func newOneWordHome(t *testing.T) *oneWordHome {
 	srv := imaptest.Start(t)
 	dav := davtest.Radicale(t)
 	u := srv.NewUser(t)
-	h := &oneWordHome{env: home(t), mailTrusted: "mx.trusted.test"}
+	h := &oneWordHome{env: home(t), mailTrusted: "mx.trusted.test", user: u}
 	h.keptSubject = "Terms for " + strings.ToUpper(secretWord)
 	h.keptReplySubject = "Re: the terms"
 	h.forgedSubject = "Wire request today"
@@ -560,5 +561,35 @@ func TestOutsideProjectsClosed(t *testing.T) {
 	// Into the open project, a write is allowed.
 	if _, text, isErr := v.call(generated.ToolNoteAdd, map[string]any{"title": "Next steps", "text": "x", "folder": "acme"}); isErr {
 		t.Errorf("note_add into the open project: %s", text)
+	}
+}
+
+// TestKeptThreadGrowsAfterSync: what the projects keep is worked out again when the store
+// changes under a running server: a reply that a sync in another process brings to a kept
+// thread is kept too, and counted, from the next call.
+func TestKeptThreadGrowsAfterSync(t *testing.T) {
+	h := newOneWordHome(t)
+	h.writeProjects(t, "true", false)
+	s := startEnv(t, h.env, "--scopes", allScopes(), "--config", h.cfg)
+	s.initialize("2025-11-25")
+	v := &agentView{t: t, s: s}
+	before, text, _ := v.call(generated.ToolMailList, map[string]any{"limit": 50})
+	if before["left_out"] != float64(2) || len(list(before, "messages")) != 3 {
+		t.Fatalf("before the sync: %s", text)
+	}
+	h.user.AddMessage(t, "INBOX", []byte("Message-ID: <k3@acme.example>\r\nDate: "+time.Now().UTC().Format(time.RFC1123Z)+
+		"\r\nFrom: Ann <ann@other.test>\r\nTo: me@home.test\r\nSubject: Re: the terms\r\nIn-Reply-To: <k2@home.test>\r\nReferences: <k1@acme.example> <k2@home.test>\r\n\r\nAnd "+secretWord+" again.\r\n"), "")
+	if out, errOut, code := runCLI(t, h.env, "sync", "--config", h.cfg); code != 0 {
+		t.Fatalf("postern sync: %s %s", out, errOut)
+	}
+	after, text, _ := v.call(generated.ToolMailList, map[string]any{"limit": 50})
+	if after["left_out"] != float64(3) || len(list(after, "messages")) != 3 {
+		t.Fatalf("after a reply to the kept thread was synced: %s", text)
+	}
+	if sc, text, _ := v.call(generated.ToolMailSearch, map[string]any{"query": secretWord}); len(list(sc, "messages")) != 0 || sc["left_out"] != float64(3) {
+		t.Fatalf("a search after the sync: %s", text)
+	}
+	if len(v.leaks) > 0 {
+		t.Fatalf("an answer held the kept word: %s", v.leaks[0])
 	}
 }
