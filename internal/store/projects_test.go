@@ -97,6 +97,41 @@ func TestRouteThreads(t *testing.T) {
 	}
 }
 
+// TestFolderStatsHide: a folder whose messages are all left out is still listed, with 0.
+func TestFolderStatsHide(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), store.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	aid, _ := st.EnsureAccount(ctx, "acct", "imap")
+	inbox := &store.Folder{AccountID: aid, Name: "INBOX"}
+	empty := &store.Folder{AccountID: aid, Name: "Empty"}
+	for _, f := range []*store.Folder{inbox, empty} {
+		st.SaveFolder(ctx, f)
+	}
+	st.AddMessages(ctx, inbox, []store.NewMessage{{UID: 1, MessageID: "a@x", Subject: "A", Date: time.Now()}, {UID: 2, MessageID: "b@x", Subject: "B", Date: time.Now()}}, 2)
+	threads, _ := st.RouteThreads(ctx, &store.MailRoute{MessageIDs: []string{"a@x"}}, nil)
+	var ids []int64
+	for x := range threads {
+		ids = append(ids, x)
+	}
+	j, _ := json.Marshal(ids)
+	for _, c := range []struct {
+		hide  *store.Hide
+		inbox int
+	}{{nil, 2}, {&store.Hide{Threads: string(j)}, 1}, {&store.Hide{Only: true, Threads: "[]"}, 0}} {
+		stats, err := st.FolderStats(ctx, nil, c.hide)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(stats) != 2 || stats[0].Name != "Empty" || stats[0].Total != 0 || stats[1].Total != c.inbox || stats[1].Unread != c.inbox {
+			t.Errorf("hide %+v: %+v", c.hide, stats)
+		}
+	}
+}
+
 func equal(a, b []string) bool {
 	if len(a) != len(b) {
 		return false

@@ -745,11 +745,17 @@ type FolderStat struct {
 
 // FolderStats lists the visible folders with total and unread counts.
 func (s *Store) FolderStats(ctx context.Context, accounts []string, hide *Hide) ([]FolderStat, error) {
-	f := Filter{Accounts: accounts, Hide: hide}
+	f := Filter{Accounts: accounts}
 	where, args, _ := f.where()
+	// What hide leaves out is left out of the join, not of the folders: a folder whose
+	// messages are all left out is still a folder, with 0 in it.
+	on, onArgs := "", []any{}
+	if hide != nil {
+		on = " AND " + hide.cond(&onArgs)
+	}
 	q := `SELECT a.name, f.name, f.role, count(m.id), coalesce(sum(CASE WHEN m.id IS NOT NULL AND m.flags & 1 = 0 THEN 1 ELSE 0 END), 0)
-		FROM folders f JOIN accounts a ON a.id = f.account_id LEFT JOIN messages m ON m.folder_id = f.id` + where + ` GROUP BY f.id ORDER BY a.name, f.name`
-	rows, err := s.db.QueryContext(ctx, q, args...)
+		FROM folders f JOIN accounts a ON a.id = f.account_id LEFT JOIN messages m ON m.folder_id = f.id` + on + where + ` GROUP BY f.id ORDER BY a.name, f.name`
+	rows, err := s.db.QueryContext(ctx, q, append(onArgs, args...)...)
 	if err != nil {
 		return nil, s.explain(err)
 	}
