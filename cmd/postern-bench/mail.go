@@ -64,6 +64,33 @@ const (
 	targetStdioVsProc = 3.0 // stdio median within 3× of in-process
 )
 
+// The person's projects of the "stdio, projects" method (issue 17): two closed projects
+// routing real parts of the corpus (internal/corpus), things outside projects open. The
+// domain is the most frequent correspondents' domain but the owner's (with its subdomains
+// and the organisations' below it); the subject word is one of the corpus's project names;
+// the folder is one whose threads reach into Sent.
+const (
+	projDomain  = "example.net"
+	projSubject = "falcon"
+	projFolder  = "Archive"
+)
+
+// projectsFile is the projects.toml beside the second server's config.toml.
+var projectsFile = fmt.Sprintf(`[projects]
+outside = true
+
+[[project]]
+id = "client"
+name = "A client"
+domains = [%q]
+subjects = [%q]
+
+[[project]]
+id = "archive"
+name = "The archive"
+folders = [%q]
+`, projDomain, projSubject, projFolder)
+
 // mailQuery is one benchmark query: a mail_search query or a mail_list call,
 // and its notmuch translation.
 type mailQuery struct {
@@ -195,6 +222,7 @@ type mailReport struct {
 	Queries   []queryResult `json:"queries"`
 	Pooled    queryMethods  `json:"pooled"`
 	ServerMiB float64       `json:"server_peak_mib"` // VmHWM of postern mcp after the queries
+	Projects  projectsRun   `json:"projects"`
 	Targets   struct {
 		SyncVsMuMax        float64 `json:"sync_vs_mu_max"`
 		SyncWithin         bool    `json:"sync_within"`
@@ -216,20 +244,57 @@ type queryMethods struct {
 	Call        summary `json:"postern_call"` // one postern call process per query
 	Notmuch     summary `json:"notmuch"`      // one notmuch search process (default summary output)
 	NotmuchMsgs summary `json:"notmuch_messages"`
+	Projects    summary `json:"stdio_projects"` // tools/call on a second postern mcp with closed projects
+}
+
+// projectsRun is what the "stdio, projects" method ran against and what its projects keep.
+type projectsRun struct {
+	File      string  `json:"projects_toml"`
+	Messages  int     `json:"messages"` // all messages, through the plain server
+	Kept      int     `json:"kept"`     // plain minus projects, count_only mail_list per folder
+	KeptShare float64 `json:"kept_share"`
+	// Threads and messages each route reaches, in process (store.RouteThreads): the domain
+	// route only reaches authenticated mail.
+	Routes    []routeReach `json:"routes"`
+	Ratio     ratio        `json:"pooled_ratio"`    // projects / plain stdio, pooled
+	ServerMiB float64      `json:"server_peak_mib"` // VmHWM of the projects server after the queries
+}
+
+type routeReach struct {
+	Route    string  `json:"route"`
+	Threads  int     `json:"threads"`
+	Messages int     `json:"messages"`
+	LookupMS float64 `json:"lookup_ms"` // store.RouteThreads, median of 5: paid again after each change of the store
+}
+
+// ratio is one method's median and p99 over another's.
+type ratio struct {
+	Median float64 `json:"median"`
+	P99    float64 `json:"p99"`
+}
+
+func ratioOf(a, b summary) ratio {
+	return ratio{Median: round(a.Median / b.Median), P99: round(a.P99 / b.P99)}
 }
 
 type queryResult struct {
 	mailQuery
-	PosternMatches int          `json:"postern_matches"` // count_only
-	PosternRows    int          `json:"postern_rows"`    // rows in the answer (limit 50)
-	InProcessRows  int          `json:"in_process_rows"`
-	NotmuchMatches int          `json:"notmuch_matches"` // notmuch count
-	Methods        queryMethods `json:"methods"`
+	PosternMatches int `json:"postern_matches"` // count_only
+	PosternRows    int `json:"postern_rows"`    // rows in the answer (limit 50)
+	InProcessRows  int `json:"in_process_rows"`
+	NotmuchMatches int `json:"notmuch_matches"` // notmuch count
+	// Through the server with closed projects: count_only, its left_out, and the ratio of
+	// its stdio distribution to the plain server's.
+	ProjectsMatches int          `json:"projects_matches"`
+	ProjectsLeftOut int          `json:"projects_left_out"`
+	ProjectsRatio   ratio        `json:"projects_ratio"`
+	Methods         queryMethods `json:"methods"`
 }
 
 // mailEnv is the state of one mail run.
 type mailEnv struct {
 	work, home, cfg, pwFile, storePath string
+	projCfg                            string // config.toml of a folder that also holds projectsFile
 	postern                            string
 	dovecotDir, dovecotScript          string
 	imapAddr, password                 string
@@ -545,6 +610,19 @@ func (e *mailEnv) writeConfigs() {
 	if err := os.WriteFile(e.cfg, []byte(cfg), 0o600); err != nil {
 		fail(err)
 	}
+	// The same configuration in a second folder, with the person's projects beside it (the
+	// projects file is read from the configuration's folder); the same store.
+	pdir := filepath.Join(e.work, "projects-config")
+	if err := os.MkdirAll(pdir, 0o700); err != nil {
+		fail(err)
+	}
+	e.projCfg = filepath.Join(pdir, "config.toml")
+	if err := os.WriteFile(e.projCfg, []byte(cfg), 0o600); err != nil {
+		fail(err)
+	}
+	if err := os.WriteFile(filepath.Join(pdir, "projects.toml"), []byte(projectsFile), 0o600); err != nil {
+		fail(err)
+	}
 	e.muHome = filepath.Join(e.work, "mu")
 	nm := filepath.Join(e.work, "notmuch")
 	if err := os.MkdirAll(filepath.Join(nm, "db"), 0o700); err != nil {
@@ -750,6 +828,21 @@ func answerRows(line []byte) (rows int, count int) {
 	return len(a.Result.StructuredContent.Messages), c
 }
 
+// answerLeftOut is the left_out of a tools/call answer (0 when absent).
+func answerLeftOut(line []byte) int {
+	var a struct {
+		Result struct {
+			StructuredContent struct {
+				LeftOut int `json:"left_out"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &a); err != nil {
+		fail(fmt.Errorf("cannot read the answer %.200s: %v", line, err))
+	}
+	return a.Result.StructuredContent.LeftOut
+}
+
 func withCountOnly(args string) string {
 	return strings.TrimSuffix(args, "}") + `,"count_only":true}`
 }
@@ -788,6 +881,16 @@ func (e *mailEnv) runQueries(r *mailReport) {
 		fail(err)
 	}
 	k := &toolCaller{c: c}
+	// The same server on the configuration folder with closed projects.
+	pp := program{name: "postern (projects)", path: e.postern, args: []string{"mcp", "--config", e.projCfg, "--scopes", mailScopes}, env: e.env, initialize: true}
+	pc, err := start(pp)
+	if err != nil {
+		fail(err)
+	}
+	if err := pc.handshake(); err != nil {
+		fail(err)
+	}
+	kp := &toolCaller{c: pc}
 
 	// The in-process store, as the server opens it; but never migrated by a
 	// bench built from another tree than the postern binary.
@@ -825,7 +928,7 @@ func (e *mailEnv) runQueries(r *mailReport) {
 	}
 
 	res := make([]queryResult, len(qs))
-	samples := make([][5][]time.Duration, len(qs))
+	samples := make([][6][]time.Duration, len(qs))
 	// One uncounted run of each, and the match counts.
 	for i, q := range qs {
 		res[i].mailQuery = q
@@ -840,6 +943,22 @@ func (e *mailEnv) runQueries(r *mailReport) {
 		}
 		_, res[i].PosternMatches = answerRows(line)
 		_, res[i].InProcessRows = inproc(q)
+		_, line, err = kp.call(q.Tool, q.args)
+		if err != nil {
+			fail(err)
+		}
+		if rows, _ := answerRows(line); rows > res[i].PosternRows {
+			fail(fmt.Errorf("%s: the server with closed projects answered %d rows, the plain one %d", q.Name, rows, res[i].PosternRows))
+		}
+		_, line, err = kp.call(q.Tool, withCountOnly(q.args))
+		if err != nil {
+			fail(err)
+		}
+		_, res[i].ProjectsMatches = answerRows(line)
+		res[i].ProjectsLeftOut = answerLeftOut(line)
+		if res[i].ProjectsMatches > res[i].PosternMatches {
+			fail(fmt.Errorf("%s: the server with closed projects found %d matches, the plain one %d", q.Name, res[i].ProjectsMatches, res[i].PosternMatches))
+		}
 		must(run(ctx, queryTimeout, e.env, e.postern, callArgs(q)...))
 		must(run(ctx, queryTimeout, e.nmEnv, "notmuch", nmArgs(q, false)...))
 		res[i].NotmuchMatches = e.notmuchCount(q.Notmuch)
@@ -856,6 +975,11 @@ func (e *mailEnv) runQueries(r *mailReport) {
 				fail(err)
 			}
 			samples[i][0] = append(samples[i][0], d)
+			d, _, err = kp.call(q.Tool, q.args)
+			if err != nil {
+				fail(err)
+			}
+			samples[i][5] = append(samples[i][5], d)
 			d, _ = inproc(q)
 			samples[i][1] = append(samples[i][1], d)
 			samples[i][2] = append(samples[i][2], must(run(ctx, queryTimeout, e.env, e.postern, callArgs(q)...)).wall)
@@ -866,22 +990,91 @@ func (e *mailEnv) runQueries(r *mailReport) {
 			logf("queries: %d/%d reps", rep+1, reps)
 		}
 	}
+	e.projectsKept(r, k, kp, st)
 	r.ServerMiB = vmHWM(c.cmd.Process.Pid)
+	r.Projects.ServerMiB = vmHWM(pc.cmd.Process.Pid)
 	if err := c.stop(); err != nil {
 		fail(err)
 	}
-	var pooled [5][]time.Duration
+	if err := pc.stop(); err != nil {
+		fail(err)
+	}
+	var pooled [6][]time.Duration
 	for i := range qs {
 		m := &res[i].Methods
-		for j, dst := range []*summary{&m.Stdio, &m.InProcess, &m.Call, &m.Notmuch, &m.NotmuchMsgs} {
+		for j, dst := range []*summary{&m.Stdio, &m.InProcess, &m.Call, &m.Notmuch, &m.NotmuchMsgs, &m.Projects} {
 			*dst = summarize(samples[i][j])
 			pooled[j] = append(pooled[j], samples[i][j]...)
 		}
+		res[i].ProjectsRatio = ratioOf(m.Projects, m.Stdio)
 	}
-	for j, dst := range []*summary{&r.Pooled.Stdio, &r.Pooled.InProcess, &r.Pooled.Call, &r.Pooled.Notmuch, &r.Pooled.NotmuchMsgs} {
+	for j, dst := range []*summary{&r.Pooled.Stdio, &r.Pooled.InProcess, &r.Pooled.Call, &r.Pooled.Notmuch, &r.Pooled.NotmuchMsgs, &r.Pooled.Projects} {
 		*dst = summarize(pooled[j])
 	}
+	r.Projects.Ratio = ratioOf(r.Pooled.Projects, r.Pooled.Stdio)
 	r.Queries = res
+}
+
+// projectsKept counts what the projects keep: count_only mail_list of every folder through
+// both servers (plain minus projects, which must be the projects server's left_out), and, in
+// process, what each route reaches.
+func (e *mailEnv) projectsKept(r *mailReport, plain, proj *toolCaller, st *store.Store) {
+	p := &r.Projects
+	p.File = projectsFile
+	for _, f := range corpus.DefaultFolders {
+		args := withCountOnly(fmt.Sprintf(`{"folder":%q}`, f))
+		_, line, err := plain.call(generated.ToolMailList, args)
+		if err != nil {
+			fail(err)
+		}
+		_, all := answerRows(line)
+		_, line, err = proj.call(generated.ToolMailList, args)
+		if err != nil {
+			fail(err)
+		}
+		_, shown := answerRows(line)
+		if left := answerLeftOut(line); all-shown != left {
+			fail(fmt.Errorf("projects: %s holds %d messages, the server with closed projects shows %d and says it left out %d", f, all, shown, left))
+		}
+		p.Messages += all
+		p.Kept += all - shown
+	}
+	if p.Messages > 0 {
+		p.KeptShare = round(float64(p.Kept) / float64(p.Messages))
+	}
+	ctx := context.Background()
+	for _, x := range []struct {
+		name  string
+		route store.MailRoute
+	}{
+		{"domain " + projDomain + " (authenticated senders only)", store.MailRoute{Domains: []string{projDomain}}},
+		{"subject " + projSubject, store.MailRoute{Subjects: []string{projSubject}}},
+		{"folder " + projFolder, store.MailRoute{Folders: []store.FolderRoute{{Folder: projFolder}}}},
+	} {
+		// The lookup runs again only when the store or the projects file changed: timed here
+		// (median of 5) as the first call after a sync pays it.
+		var threads map[int64]bool
+		var took []time.Duration
+		for i := 0; i < 5; i++ {
+			t0 := time.Now()
+			th, err := st.RouteThreads(ctx, &x.route, []string{mailAccount})
+			if err != nil {
+				fail(fmt.Errorf("projects: route %s: %w", x.name, err))
+			}
+			took, threads = append(took, time.Since(t0)), th
+		}
+		ids := make([]int64, 0, len(threads))
+		for t := range threads {
+			ids = append(ids, t)
+		}
+		b, _ := json.Marshal(ids)
+		n, err := st.Count(ctx, &store.Filter{Accounts: []string{mailAccount}, Hide: &store.Hide{Only: true, Threads: string(b)}})
+		if err != nil {
+			fail(fmt.Errorf("projects: counting route %s: %w", x.name, err))
+		}
+		p.Routes = append(p.Routes, routeReach{Route: x.name, Threads: len(threads), Messages: n, LookupMS: summarize(took).Median / 1000})
+	}
+	logf("projects: %d of %d messages kept (%.0f%%)", p.Kept, p.Messages, 100*p.KeptShare)
 }
 
 // sameSchema checks that this program's internal/store writes the schema
@@ -1059,19 +1252,37 @@ func (r *mailReport) print(w io.Writer) {
 	fmt.Fprintf(w, "incremental: %s: postern %.3f s (wall %.3f s), peak %.1f MiB [%s]; then nothing to do: %.3f s; store %s\n",
 		in.Changes, in.Seconds, in.WallSeconds, in.PeakMiB, in.Summary, in.NoopSeconds, mib(in.StoreBytes))
 	fmt.Fprintf(w, "queries (%d runs each; median / p99):\n", r.Reps)
-	fmt.Fprintf(w, "  %-26s %8s %8s | %-19s | %-19s | %-19s | %-19s | %-19s\n", "query", "postern", "notmuch", "stdio", "in-process", "postern call", "notmuch search", "notmuch --output=messages")
+	fmt.Fprintf(w, "  %-26s %8s %8s %8s | %-19s | %-19s %-13s | %-19s | %-19s | %-19s | %-19s\n", "query", "postern", "projects", "notmuch", "stdio",
+		"stdio, projects", "÷ stdio", "in-process", "postern call", "notmuch search", "notmuch --output=messages")
 	for _, q := range r.Queries {
 		x := q.Methods
-		fmt.Fprintf(w, "  %-26s %8d %8d | %s | %s | %s | %s | %s\n", q.Name, q.PosternMatches, q.NotmuchMatches,
-			pair(x.Stdio), pair(x.InProcess), pair(x.Call), pair(x.Notmuch), pair(x.NotmuchMsgs))
+		fmt.Fprintf(w, "  %-26s %8d %8d %8d | %s | %s %s | %s | %s | %s | %s\n", q.Name, q.PosternMatches, q.ProjectsMatches, q.NotmuchMatches,
+			pair(x.Stdio), pair(x.Projects), ratioPair(q.ProjectsRatio), pair(x.InProcess), pair(x.Call), pair(x.Notmuch), pair(x.NotmuchMsgs))
 	}
 	x := r.Pooled
-	fmt.Fprintf(w, "  %-26s %8s %8s | %s | %s | %s | %s | %s\n", "all queries pooled", "", "", pair(x.Stdio), pair(x.InProcess), pair(x.Call), pair(x.Notmuch), pair(x.NotmuchMsgs))
-	fmt.Fprintf(w, "server peak memory (VmHWM of postern mcp after the queries): %.1f MiB\n", r.ServerMiB)
+	fmt.Fprintf(w, "  %-26s %8s %8s %8s | %s | %s %s | %s | %s | %s | %s\n", "all queries pooled", "", "", "", pair(x.Stdio), pair(x.Projects), ratioPair(r.Projects.Ratio),
+		pair(x.InProcess), pair(x.Call), pair(x.Notmuch), pair(x.NotmuchMsgs))
+	fmt.Fprintf(w, "server peak memory (VmHWM of postern mcp after the queries): %.1f MiB; with projects %.1f MiB\n", r.ServerMiB, r.Projects.ServerMiB)
+	pr := r.Projects
+	fmt.Fprintf(w, "projects (stdio, projects: a second postern mcp whose projects.toml holds two closed projects, outside open):\n")
+	fmt.Fprintf(w, "  client: domains [%s], subjects [%s]; archive: folders [%s]\n", projDomain, projSubject, projFolder)
+	fmt.Fprintf(w, "  kept from agents: %d of %d messages (%.1f%%), count_only %s of each folder, plain server minus projects server (its left_out agrees)\n",
+		pr.Kept, pr.Messages, 100*pr.KeptShare, generated.ToolMailList)
+	for _, rr := range pr.Routes {
+		fmt.Fprintf(w, "  route %-50s reaches %5d threads, %6d messages, looked up in %.2f ms (in process, store.RouteThreads)\n", rr.Route+":", rr.Threads, rr.Messages, rr.LookupMS)
+	}
+	if len(pr.Routes) > 0 && pr.Routes[0].Messages == 0 {
+		fmt.Fprintf(w, "  the corpus has no Authentication-Results, so no sender is authenticated: the domain route costs its lookup (after each change of the store) and keeps nothing\n")
+	}
 	t := r.Targets
 	fmt.Fprintf(w, "target first sync ≤ %.1f× mu index: %s (%.2fx)\n", t.SyncVsMuMax, held(t.SyncWithin), r.Sync.VsMu)
 	fmt.Fprintf(w, "target query median ≤ %.1f× notmuch's: %s (pooled %.2fx; held for %d of %d queries)\n", t.VsNotmuchMax, held(t.VsNotmuchWithin), t.VsNotmuch, t.VsNotmuchHeldFor, len(r.Queries))
 	fmt.Fprintf(w, "target stdio median within %.0f× of in-process: %s (pooled %.2fx; held for %d of %d queries)\n", t.StdioVsProcMax, held(t.StdioVsProcWithin), t.StdioVsProc, t.StdioVsProcHeldFor, len(r.Queries))
+}
+
+// ratioPair is a ratio of medians and of p99s, as "1.23× 1.45×".
+func ratioPair(x ratio) string {
+	return fmt.Sprintf("%6.2f× %5.2f×", x.Median, x.P99)
 }
 
 func pair(s summary) string {
