@@ -43,6 +43,9 @@ var namesAllowed = map[[2]string]string{
 	{"internal/source/imap/dial.go", "none"}:  "the IMAP TLS mode none",
 	{"internal/source/imap/check.go", "none"}: "the TLS mode --tls none",
 	{"internal/source/imap/kind.go", "none"}:  "the TLS modes tls = none and smtp_tls = none (--tls, --smtp-tls)",
+
+	// Discovery (account add --email).
+	{"internal/discover/autoconfig.go", "none"}: "the TLS mode none of an autoconfig document's plain server",
 }
 
 // TestNoCatalogNameLiterals: no tool, scope, effect, phase or preset name of

@@ -56,6 +56,8 @@ var files = []outFile{
 	{tmpl: "scopes.md.tmpl", out: "docs/scopes.md", root: genRoot, kind: "md"},
 	{tmpl: "hosts.go.tmpl", out: "hosts.go", root: genRoot, kind: "go"},
 	{tmpl: "hosts.md.tmpl", out: "docs/hosts.md", root: genRoot, kind: "md"},
+	{tmpl: "providers.go.tmpl", out: "providers.go", root: genRoot, kind: "go"},
+	{tmpl: "providers.md.tmpl", out: "docs/providers.md", root: genRoot, kind: "md"},
 	{json: schemaIndex, out: "schemas/index.json", root: genRoot, kind: "json"},
 	{json: typeSchemaIndex, out: "schemas/" + schemas.TypesDir + "/index.json", root: genRoot, kind: "json", when: hasSchemaTypes},
 	{tmpl: "typepage.md.tmpl", out: "docs/{page}.md", root: genRoot, kind: "md", pages: true},
@@ -183,6 +185,7 @@ type model struct {
 	// SchemaTypes are the types marked schema_file.
 	SchemaTypes []*typeView
 	Hosts       []*catalog.Host
+	Providers   []*providerView
 	// Effects and Phases are the catalog's fixed vocabulary, with their constants.
 	Effects []wordView
 	Phases  []wordView
@@ -290,7 +293,7 @@ type presetView struct {
 }
 
 func newModel(c *catalog.Catalog) *model {
-	m := &model{Server: c.Server, Resources: c.Resources, Hosts: c.Hosts}
+	m := &model{Server: c.Server, Resources: c.Resources, Hosts: c.Hosts, Providers: newProviderViews(c.Providers)}
 	for _, w := range catalog.FixedDocPages {
 		m.DocPages = append(m.DocPages, docPage{Name: w.Name, Title: w.Doc})
 	}

@@ -3181,6 +3181,7 @@ var DocPages = []DocPageSpec{
 	{Name: "tools", Title: "Every tool: scope, effect, arguments, output, example"},
 	{Name: "scopes", Title: "The scopes a person can grant, and the tools under each"},
 	{Name: "hosts", Title: "The agent hosts postern sets itself up with, and how"},
+	{Name: "providers", Title: "The mail providers postern account add --email knows, and how they sign in"},
 	{Name: "rules", Title: "Mail rules: every condition and action, with examples"},
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/discover"
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
@@ -198,10 +199,18 @@ func accountAddUse() string {
 	for _, k := range kinds.All() {
 		syn = append(syn, k.Flags.Synopsis)
 	}
-	return "add NAME (" + strings.Join(syn, " | ") + ") [flags]"
+	return "add NAME (--email ADDRESS --password-cmd CMD | " + strings.Join(syn, " | ") + ") [flags]"
 }
 
 const accountAddLong = `Add a mail account to the configuration.
+
+--email ADDRESS finds the IMAP and SMTP servers, their TLS and your user name:
+from postern's providers table (Gmail, Outlook.com, Fastmail, iCloud, Yahoo, GMX,
+Proton Bridge, …), else the domain's autoconfig document, else its SRV records
+(RFC 6186). It shows what it found and where from, and asks before saving
+(--yes to skip the question); every flag you give wins over what was found, and
+the password command is not run before you say yes. generated/docs/providers.md
+lists the providers and how each signs in.
 
 The password is never stored: --password-cmd is run at each sync (and each send)
 and must print it on its first line (for example "pass show mail/work").
@@ -220,7 +229,8 @@ approves each message); the SMTP login uses the same password command unless
 --smtp-password-cmd is given. --name is your name in the From of drafts and sent
 mail.`
 
-const accountAddExample = `  postern account add work --imap imap.example.com:993 --user sam@example.com \
+const accountAddExample = `  postern account add personal --email sam@fastmail.com --password-cmd "pass show mail/fastmail"
+  postern account add work --imap imap.example.com:993 --user sam@example.com \
       --password-cmd "pass show mail/work" --name "Sam Rivera"
   postern account add office --imap mail.corp.example:143 --user sam \
       --password-cmd "secret-tool lookup mail office" --ca-file ~/corp-ca.pem \
@@ -229,6 +239,7 @@ const accountAddExample = `  postern account add work --imap imap.example.com:99
 
 func newAccountCmd(stdout, stderr io.Writer) *cobra.Command {
 	var add, set accountFlags
+	var email emailFlags
 	addCmd := &cobra.Command{
 		Use:     accountAddUse(),
 		Short:   "add an IMAP account or a local Maildir (checks the server first)",
@@ -236,10 +247,11 @@ func newAccountCmd(stdout, stderr io.Writer) *cobra.Command {
 		Example: accountAddExample,
 		Args:    exactArgs(1, "the account's name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmdAccountAdd(cmd, &add, args[0], stdout)
+			return cmdAccountAdd(cmd, &add, &email, args[0], stdout)
 		},
 	}
 	add.register(addCmd)
+	email.register(addCmd)
 	setCmd := &cobra.Command{
 		Use:   "set NAME --FLAG VALUE…",
 		Short: "change fields of an existing account, keeping the rest of the file",
@@ -306,7 +318,7 @@ func completeFirstAccount(cmd *cobra.Command, args []string, toComplete string) 
 	return completeAccounts(cmd, args, toComplete)
 }
 
-func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, name string, stdout io.Writer) error {
+func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, e *emailFlags, name string, stdout io.Writer) error {
 	if err := config.ValidAccountName(name); err != nil {
 		return err
 	}
@@ -314,8 +326,24 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 		return usagef("give either %s or %s, not both; run postern account add --help", chosen[0], chosen[1])
 	}
 	a := config.Account{Name: name}
+	withEmail := cmd.Flags().Changed("email")
+	var found *discover.Found
+	if withEmail {
+		var err error
+		if found, err = e.fromEmail(cmd, &a); err != nil {
+			return err
+		}
+	} else if cmd.Flags().Changed("provider") || cmd.Flags().Changed("yes") {
+		return usagef("--provider and --yes go with --email; run postern account add --help")
+	}
 	if err := f.apply(cmd, &a); err != nil {
 		return err
+	}
+	if withEmail {
+		showFound(stdout, cmd, e.email, found, a)
+		if a.PasswordCmd == "" {
+			return usagef("--email finds the servers; add --password-cmd CMD, the command that prints your password or app password")
+		}
 	}
 	if err := validateAccount(a); err != nil {
 		return err
@@ -326,6 +354,11 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	}
 	if hasAccount(cfg, name) {
 		return fmt.Errorf("an account named %q exists already; change it with postern account set %s, or choose another name", name, name)
+	}
+	if withEmail {
+		if err := e.confirmFound(cmd, name, stdout); err != nil {
+			return err
+		}
 	}
 	k, _ := kinds.Lookup(a.Kind) // validateAccount made sure it is a kind
 	if k.Flags.Check != nil && !f.noCheck {
@@ -339,6 +372,9 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	how := ""
 	if k.Flags.Added != nil {
 		how = k.Flags.Added(a, cmd.Flags())
+	}
+	if found != nil && !cmd.Flags().Changed(imapFlag) && !cmd.Flags().Changed("tls") {
+		how = ", tls " + a.TLS + " as found"
 	}
 	fmt.Fprintf(stdout, "Added account %s (%s%s). Run postern sync to fetch its mail.\n", termsafe.Line(name), a.Kind, termsafe.Line(how))
 	return nil

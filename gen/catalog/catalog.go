@@ -42,6 +42,7 @@ type Catalog struct {
 	Types     []*Type // sorted by name
 	Resources []*Resource
 	Hosts     []*Host
+	Providers []*Provider
 }
 
 // Paths is a path per operating system.
@@ -252,6 +253,7 @@ type fileDoc struct {
 	Types     map[string]*Type `yaml:"types"`
 	Resources []*Resource      `yaml:"resources"`
 	Hosts     []*Host          `yaml:"hosts"`
+	Providers []*Provider      `yaml:"providers"`
 }
 
 // Load reads every *.yaml file of dir, checks each against dir/catalog.schema.json
@@ -409,6 +411,10 @@ func (c *Catalog) loadFile(path, rel string, sch *jsonschema.Schema) Problems {
 	for i, h := range fd.Hosts {
 		h.Pos = Pos{rel, lineAt(doc, "hosts", strconv.Itoa(i))}
 		c.Hosts = append(c.Hosts, h)
+	}
+	for i, p := range fd.Providers {
+		p.Pos = Pos{rel, lineAt(doc, "providers", strconv.Itoa(i))}
+		c.Providers = append(c.Providers, p)
 	}
 	return probs
 }

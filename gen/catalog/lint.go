@@ -122,6 +122,7 @@ func Lint(c *Catalog) Problems {
 		hosts[h.ID] = h.Pos
 		lintHost(h, add)
 	}
+	lintProviders(c.Providers, add)
 	return ps
 }
 

@@ -14,6 +14,7 @@ var FixedDocPages = []Word{
 	{"tools", "Every tool: scope, effect, arguments, output, example"},
 	{"scopes", "The scopes a person can grant, and the tools under each"},
 	{"hosts", "The agent hosts postern sets itself up with, and how"},
+	{"providers", "The mail providers postern account add --email knows, and how they sign in"},
 }
 
 // Typed reports whether the parameter's type is a declared type rather than

@@ -167,6 +167,8 @@ func TestConfigChecksThroughTheTable(t *testing.T) {
 var kindLiteralAllowed = map[[2]string]string{
 	{"gen/catalog/names.go", "imap"}:     "the initialism table spells the word imap as IMAP in Go names",
 	{"internal/corpus/attach.go", "ics"}: "the test corpus names the file type of a calendar attachment",
+
+	{"internal/discover/autoconfig.go", "imap"}: "Thunderbird's autoconfig format names the protocol of an incomingServer",
 }
 
 // TestNoKindNameLiterals: outside its own package and this table, no non-test Go file types a

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/discover"
+	"github.com/postern-mcp/postern/internal/source/imap"
+	"github.com/postern-mcp/postern/internal/termsafe"
+	"github.com/spf13/cobra"
+)
+
+// imapFlag is the flag that names an IMAP account (--imap), which --email fills.
+var imapFlag = imap.Kind.Flags.Names()[0].Name
+
+// emailFlags are account add's discovery flags: --email finds the servers (generated/docs/
+// providers.md), --provider names a row of the providers table instead of the address's domain,
+// --yes saves what was found without asking.
+type emailFlags struct {
+	email, provider string
+	yes             bool
+}
+
+func (e *emailFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&e.email, "email", "", "your address; postern finds the IMAP and SMTP servers (providers table, autoconfig, SRV records) and shows them before saving")
+	fl.StringVar(&e.provider, "provider", "", "with --email: use this row of the providers table (such as microsoft365) whatever the address's domain")
+	fl.BoolVar(&e.yes, "yes", false, "with --email: save what was found without asking")
+	ids := make([]string, len(generated.Providers))
+	for i, p := range generated.Providers {
+		ids[i] = p.ID
+	}
+	cmd.RegisterFlagCompletionFunc("provider", cobra.FixedCompletions(ids, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// Test hooks: they point discovery at servers on this computer, for the tests of account add
+// --email. Nothing else sets them, and each is refused unless it names 127.0.0.1, ::1 or
+// localhost, so that they cannot send a lookup elsewhere in clear.
+const (
+	// autoconfigURLEnv replaces the autoconfig documents looked at: URLs separated by spaces,
+	// with {domain} and {email} filled in; plain http is allowed.
+	autoconfigURLEnv = "POSTERN_AUTOCONFIG_URL"
+	// dnsServerEnv is HOST:PORT of the DNS server SRV records are asked of.
+	dnsServerEnv = "POSTERN_DNS_SERVER"
+)
+
+// discoverOptions are the lookups' options: the real places, unless a test hook is set.
+func discoverOptions() (discover.Options, error) {
+	var o discover.Options
+	if v := os.Getenv(autoconfigURLEnv); v != "" {
+		for _, u := range strings.Fields(v) {
+			pu, err := url.Parse(strings.NewReplacer("{domain}", "x", "{email}", "x").Replace(u))
+			if err != nil || !config.Loopback(pu.Hostname()) {
+				return o, fmt.Errorf("%s is for tests and must name this computer (http://127.0.0.1:PORT/…), not %q; unset it", autoconfigURLEnv, u)
+			}
+		}
+		o.AutoconfigURLs, o.AllowHTTP = strings.Fields(v), true
+	}
+	if v := os.Getenv(dnsServerEnv); v != "" {
+		host, _, err := net.SplitHostPort(v)
+		if err != nil || !config.Loopback(host) {
+			return o, fmt.Errorf("%s is for tests and must be 127.0.0.1:PORT, not %q; unset it", dnsServerEnv, v)
+		}
+		o.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, v)
+		}}
+	}
+	return o, nil
+}
+
+// fromEmail fills a from what was found for --email, leaving every field whose flag was given
+// (the flags are applied afterwards and win). It returns what was found, nil when the flags
+// name both servers and nothing was looked up.
+func (e *emailFlags) fromEmail(cmd *cobra.Command, a *config.Account) (*discover.Found, error) {
+	given := cmd.Flags().Changed
+	if chosen := kindFlags(cmd); len(chosen) > 0 && chosen[0] != "--"+imapFlag {
+		return nil, usagef("--email finds IMAP and SMTP servers; it does not go with %s", chosen[0])
+	}
+	if _, _, err := discover.Split(e.email); err != nil {
+		return nil, usagef("%v", err)
+	}
+	var found *discover.Found
+	switch {
+	case given("provider"):
+		p := discover.Provider(e.provider)
+		if p == nil {
+			ids := make([]string, len(generated.Providers))
+			for i, p := range generated.Providers {
+				ids[i] = p.ID
+			}
+			return nil, usagef("%s", withSuggestion(fmt.Sprintf("no provider %q in the providers table", e.provider), nearest(e.provider, ids), "the ids are "+strings.Join(ids, ", ")))
+		}
+		found = discover.FromProvider(p, e.email)
+	case given(imapFlag) && given("smtp"):
+	default:
+		opt, err := discoverOptions()
+		if err != nil {
+			return nil, err
+		}
+		f, _, err := discover.Lookup(cmd.Context(), e.email, opt)
+		var nf *discover.NotFoundError
+		switch {
+		case errors.As(err, &nf) && given(imapFlag):
+		case errors.As(err, &nf):
+			return nil, fmt.Errorf("%s; pass the servers from your provider's help pages: --imap HOST:PORT --tls implicit|starttls and, to send, --smtp HOST:PORT --smtp-tls implicit|starttls", termsafe.Line(nf.Error()))
+		case err != nil:
+			return nil, err
+		}
+		found = f
+	}
+	a.Kind = imap.KindName
+	a.User = e.email
+	if found != nil {
+		if !given(imapFlag) {
+			a.Server, a.TLS, a.User = found.IMAP.Addr(), found.IMAP.TLS, found.IMAP.User
+		}
+		if found.SMTP != nil && !given("smtp") {
+			a.SMTP, a.SMTPTLS = found.SMTP.Addr(), found.SMTP.TLS
+			if found.SMTP.User != a.User {
+				a.SMTPUser = found.SMTP.User
+			}
+		}
+	}
+	if !given("address") {
+		a.Address = e.email
+	}
+	return found, nil
+}
+
+// showFound prints what account add --email will save and where each part came from.
+func showFound(w io.Writer, cmd *cobra.Command, email string, found *discover.Found, a config.Account) {
+	given := cmd.Flags().Changed
+	from := func(flags ...string) string {
+		for _, f := range flags {
+			if given(f) {
+				return "your --" + f
+			}
+		}
+		if found == nil {
+			return "your flags"
+		}
+		return "found"
+	}
+	if found != nil {
+		fmt.Fprintf(w, "Found the servers of %s in %s:\n", termsafe.Line(email), termsafe.Line(found.Source))
+	}
+	line := func(what, addr, tls, user, src string) {
+		fmt.Fprintf(w, "  %-4s  %s, tls %s, user %s  (%s)\n", what, termsafe.Line(addr), tls, termsafe.Line(user), termsafe.Line(src))
+	}
+	line("IMAP", a.Server, a.TLS, a.User, from(imapFlag, "tls", "user"))
+	if a.SMTP != "" {
+		user := a.SMTPUser
+		if user == "" {
+			user = a.User
+		}
+		line("SMTP", a.SMTP, a.SMTPSecurity(), user, from("smtp", "smtp-tls", "smtp-user"))
+	} else {
+		fmt.Fprintf(w, "  SMTP  none found: the account reads mail but cannot send; add a server later with postern account set %s --smtp HOST:PORT\n", termsafe.Line(a.Name))
+	}
+	if found == nil {
+		return
+	}
+	if s := signIn(found); s != "" {
+		fmt.Fprintln(w, "  "+termsafe.Line(s))
+	}
+	if p := found.Provider; p != nil && p.Notes != "" {
+		fmt.Fprintln(w, "  "+p.Notes)
+	}
+}
+
+// signIn says how the servers take a login, from the table's row or the document's
+// authentication elements.
+func signIn(f *discover.Found) string {
+	words := map[string]string{generated.AuthPassword: "your password", generated.AuthAppPassword: "an app password", generated.AuthOAuth2: "OAuth2"}
+	var ways []string
+	for _, m := range f.Auth {
+		ways = append(ways, words[m])
+	}
+	if len(ways) == 0 {
+		return ""
+	}
+	s := "Sign-in: " + strings.Join(ways, " or ")
+	if len(ways) == 1 && f.Auth[0] == generated.AuthOAuth2 {
+		s += " only (a password is refused)"
+	}
+	s += "."
+	if p := f.Provider; p != nil {
+		if p.OAuth2 != nil && p.OAuth2.BringClientID {
+			s += " For OAuth2 the client id is yours to register with " + p.Name + "."
+		}
+		if p.AppPassword != "" {
+			s += " App password: " + p.AppPassword
+		}
+	}
+	return s
+}
+
+// confirmFound asks before saving what --email found: --yes says yes, a terminal is asked, and
+// without either nothing is saved.
+func (e *emailFlags) confirmFound(cmd *cobra.Command, name string, stdout io.Writer) error {
+	if e.yes {
+		return nil
+	}
+	if !stdinIsTerminal() {
+		return errors.New("not adding anything without a yes: run again with --yes, or in a terminal to be asked")
+	}
+	fmt.Fprintf(stdout, "Add account %s with these servers? [y/N] ", termsafe.Line(name))
+	line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		fmt.Fprintln(stdout, "Nothing was added.")
+		return exitError{1}
+	}
+	return nil
+}
