@@ -222,3 +222,21 @@ func (e *emailFlags) confirmFound(cmd *cobra.Command, name string, stdout io.Wri
 	}
 	return nil
 }
+
+// fillOAuth2 gives an OAuth2 account the endpoints and scopes of the provider found, where the
+// person's flags left them out (the client id is the person's to bring, or the flag's).
+func fillOAuth2(a *config.Account, found *discover.Found) {
+	if found == nil || found.Provider == nil || found.Provider.OAuth2 == nil || a.Auth != config.AuthOAuth2 {
+		return
+	}
+	p := found.Provider.OAuth2
+	if a.OAuth2AuthURL == "" {
+		a.OAuth2AuthURL = p.AuthURL
+	}
+	if a.OAuth2TokenURL == "" {
+		a.OAuth2TokenURL = p.TokenURL
+	}
+	if len(a.OAuth2Scopes) == 0 {
+		a.OAuth2Scopes = append([]string(nil), p.Scopes...)
+	}
+}

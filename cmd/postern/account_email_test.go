@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/discover"
 )
 
 // emailRun runs account add … --email in a throwaway HOME with env added, and returns what it
@@ -269,5 +271,36 @@ func TestAccountAddEmailAsks(t *testing.T) {
 	b, _ := os.ReadFile(cfg)
 	if code != 0 || !strings.Contains(out, "Added account personal") || !strings.Contains(string(b), `server = "imap.fastmail.com:993"`) {
 		t.Fatalf("yes: exit %d, %q %q\n%s", code, out, errOut, b)
+	}
+}
+
+// TestFillOAuth2: an OAuth2 account found in the providers table gets the provider's endpoints
+// and scopes, unless the person's flags gave them; a password account gets none.
+func TestFillOAuth2(t *testing.T) {
+	var gmail *generated.ProviderSpec
+	for i := range generated.Providers {
+		if generated.Providers[i].OAuth2 != nil && len(generated.Providers[i].OAuth2.Scopes) > 0 {
+			gmail = &generated.Providers[i]
+			break
+		}
+	}
+	if gmail == nil {
+		t.Fatal("no provider with OAuth2 in the table")
+	}
+	found := &discover.Found{Provider: gmail}
+	a := config.Account{Auth: config.AuthOAuth2}
+	fillOAuth2(&a, found)
+	if a.OAuth2AuthURL != gmail.OAuth2.AuthURL || a.OAuth2TokenURL != gmail.OAuth2.TokenURL || len(a.OAuth2Scopes) != len(gmail.OAuth2.Scopes) {
+		t.Fatalf("filled %+v from %+v", a, gmail.OAuth2)
+	}
+	own := config.Account{Auth: config.AuthOAuth2, OAuth2TokenURL: "https://mine.example/token"}
+	fillOAuth2(&own, found)
+	if own.OAuth2TokenURL != "https://mine.example/token" {
+		t.Fatalf("the person's token URL was replaced: %s", own.OAuth2TokenURL)
+	}
+	pw := config.Account{PasswordCmd: "cat pw"}
+	fillOAuth2(&pw, found)
+	if pw.OAuth2AuthURL != "" {
+		t.Fatal("a password account got OAuth2 endpoints")
 	}
 }

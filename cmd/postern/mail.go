@@ -40,6 +40,7 @@ type accountFlags struct {
 	config, address, caFile, display string
 	aliases, trusted                 []string
 	noCheck                          bool
+	auth                             authFlags // oauth.go
 }
 
 func (f *accountFlags) register(cmd *cobra.Command) {
@@ -51,6 +52,7 @@ func (f *accountFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.aliases, "alias", nil, "another address of yours, never replied to by reply-all; repeatable")
 	fl.StringArrayVar(&f.trusted, "trust-authserv", nil, "authserv-id of your provider's receiving server (e.g. mx.example.com) whose Authentication-Results mark forged mail; repeatable")
 	fl.BoolVar(&f.noCheck, "no-check", false, "do not log in to the IMAP server to check the account first")
+	f.auth.register(cmd)
 	cmd.MarkFlagFilename("ca-file", "pem", "crt")
 	for _, k := range kinds.All() {
 		for _, kf := range k.Flags.List {
@@ -117,6 +119,9 @@ func (f *accountFlags) apply(cmd *cobra.Command, a *config.Account) error {
 		if err := k.Flags.Apply(fl, a); err != nil {
 			return err
 		}
+	}
+	if err := f.auth.apply(cmd, a); err != nil {
+		return err
 	}
 	set := func(flag string, p *string, v string) {
 		if given(flag) {
@@ -212,8 +217,12 @@ Proton Bridge, …), else the domain's autoconfig document, else its SRV records
 the password command is not run before you say yes. generated/docs/providers.md
 lists the providers and how each signs in.
 
-The password is never stored: --password-cmd is run at each sync (and each send)
-and must print it on its first line (for example "pass show mail/work").
+postern never writes a password into its files: --password-cmd is run at each
+sync (and each send) and must print it on its first line (for example "pass show
+mail/work"); --keyring keeps the password you type in the OS keyring instead;
+--oauth2 signs in with OAuth2 in the browser (its tokens go to the OS keyring, or
+a 0600 file when there is none, and it says which), and --oauth2-token-cmd runs
+a command that prints an access token.
 
 --tls says how the IMAP connection is secured: implicit TLS (port 993) or
 STARTTLS (port 143). When --tls is not given, postern uses starttls on ports 143
@@ -303,11 +312,12 @@ and its messages from the local store. The mail on the server is not touched.`,
 		},
 	}
 	addConfigFlag(rmCmd, &rmCfg)
-	return group("account", "add, list, change or remove mail accounts (passwords are never stored)",
+	return group("account", "add, list, change or remove mail accounts (no password in postern's files)",
 		`Manage the mail accounts postern syncs. An account is an IMAP server (read,
-and with --smtp also send) or a local Maildir imported read-only. Passwords are
-never stored: each IMAP account has a command that prints its password.`,
-		addCmd, listCmd, setCmd, rmCmd)
+and with --smtp also send) or a local Maildir imported read-only. No password is
+written into postern's files: each IMAP account has a command that prints its
+password, the password in the OS keyring (--keyring), or OAuth2 (--oauth2).`,
+		addCmd, listCmd, setCmd, rmCmd, newAccountOAuthCmd(stdout))
 }
 
 // completeFirstAccount completes the NAME of account set and remove.
@@ -340,9 +350,10 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, e *emailFlags, name stri
 		return err
 	}
 	if withEmail {
+		fillOAuth2(&a, found)
 		showFound(stdout, cmd, e.email, found, a)
-		if a.PasswordCmd == "" {
-			return usagef("--email finds the servers; add --password-cmd CMD, the command that prints your password or app password")
+		if a.PasswordCmd == "" && a.Password == "" && a.Auth == "" {
+			return usagef("--email finds the servers; add --password-cmd CMD (the command that prints your password or app password), --keyring, --oauth2 or --oauth2-token-cmd CMD")
 		}
 	}
 	if err := validateAccount(a); err != nil {
@@ -361,12 +372,18 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, e *emailFlags, name stri
 		}
 	}
 	k, _ := kinds.Lookup(a.Kind) // validateAccount made sure it is a kind
+	undo, err := f.auth.keep(cmd, a, stdout)
+	if err != nil {
+		return err
+	}
 	if k.Flags.Check != nil && !f.noCheck {
 		if err := k.Flags.Check(cmd.Context(), nil, a, stdout); err != nil {
+			undo()
 			return fmt.Errorf("%w. Nothing was added; fix it, or add the account anyway with --no-check", err)
 		}
 	}
 	if err := config.AddAccount(f.config, a); err != nil {
+		undo()
 		return err
 	}
 	how := ""
@@ -412,12 +429,18 @@ func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 		return err
 	}
 	k, _ := kinds.Lookup(a.Kind) // validateAccount made sure it is a kind
+	undo, err := f.auth.keep(cmd, a, stdout)
+	if err != nil {
+		return err
+	}
 	if k.Flags.Check != nil && !f.noCheck {
 		if err := k.Flags.Check(cmd.Context(), &old, a, stdout); err != nil {
+			undo()
 			return fmt.Errorf("%w. Nothing was changed; fix it, or change the account anyway with --no-check", err)
 		}
 	}
 	if err := config.SetAccount(f.config, a); err != nil {
+		undo()
 		return err
 	}
 	extra := ""
@@ -509,6 +532,7 @@ func cmdAccountList(cfgPath string, asJSON bool, stdout io.Writer) error {
 }
 
 func cmdAccountRemove(cfgPath, name string, stdout io.Writer) error {
+	forget := secretsOf(cfgPath, name) // oauth.go
 	found, err := config.RemoveAccount(cfgPath, name)
 	if err != nil {
 		return err
@@ -533,6 +557,7 @@ func cmdAccountRemove(cfgPath, name string, stdout io.Writer) error {
 		cfg, _ := config.Load(cfgPath)
 		return noSuchAccount(name, cfg)
 	}
+	forget()
 	fmt.Fprintf(stdout, "Removed account %s and its %d messages from the store.\n", termsafe.Line(name), n)
 	return nil
 }

@@ -49,8 +49,8 @@ const rootLong = `postern — your mail, for AI agents, within what you grant.
 
 postern keeps a local copy of your mail (postern sync) and serves it over MCP to
 the agent hosts you register (postern integrations setup HOST), showing each one
-only the scopes and accounts you granted. Passwords are never stored: each
-account has a command that prints its password.`
+only the scopes and accounts you granted. No password is written into postern's
+files: an account has a command that prints it, the OS keyring, or OAuth2.`
 
 const rootExample = `  postern demo                         a sample mailbox and what an agent sees of it
   postern account add work --imap imap.example.com:993 --user me@example.com --password-cmd "pass show mail/work"

@@ -117,6 +117,16 @@ type Account struct {
 	// Sieve is the ManageSieve server (host:port, RFC 5804) that holds the account's
 	// server-side rules (empty: the IMAP host, port 4190). STARTTLS, as for IMAP.
 	Sieve string `toml:"sieve,omitempty"`
+	// How the account logs in other than by password_cmd (oauth.go): Auth, the OAuth2
+	// fields, and Password = "keyring".
+	Auth            string   `toml:"auth,omitempty"`
+	Password        string   `toml:"password,omitempty"`
+	OAuth2TokenCmd  string   `toml:"oauth2_token_cmd,omitempty"`
+	OAuth2ClientID  string   `toml:"oauth2_client_id,omitempty"`
+	OAuth2AuthURL   string   `toml:"oauth2_auth_url,omitempty"`
+	OAuth2TokenURL  string   `toml:"oauth2_token_url,omitempty"`
+	OAuth2Scopes    []string `toml:"oauth2_scopes,omitempty"`
+	OAuth2Mechanism string   `toml:"oauth2_mechanism,omitempty"`
 }
 
 // DefaultBackupDays is how long a backup of deleted mail is kept unless the
@@ -261,6 +271,7 @@ func (c *Config) hardProblems() []string {
 		if len(kinds.names) > 0 && kinds.problems[a.Kind] == nil {
 			add("account %q has kind %q; use %s", a.Name, a.Kind, orList(kinds.names))
 		}
+		ps = append(ps, a.authProblems()...)
 		switch a.SMTPTLS {
 		case "", "implicit", "starttls", "none":
 		default:

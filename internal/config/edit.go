@@ -220,6 +220,9 @@ func normal(a Account) Account {
 	if len(a.TrustedAuthServ) == 0 {
 		a.TrustedAuthServ = nil
 	}
+	if len(a.OAuth2Scopes) == 0 {
+		a.OAuth2Scopes = nil
+	}
 	return a
 }
 

@@ -106,6 +106,10 @@ type Options struct {
 	// one with neither MOVE nor UIDPLUS. Dovecot still accepts the commands it hides; what
 	// it changes is what a client, which must look before it uses one, is told.
 	Capability string
+	// OAuth2IntrospectionURL, when set, makes the server also take OAuth2 logins (SASL
+	// XOAUTH2 and OAUTHBEARER), whose tokens it checks by asking this RFC 7662 endpoint
+	// (an oauthtest.Server's IntrospectURL) for each login (oauth2.go).
+	OAuth2IntrospectionURL string
 }
 
 // NewServerWith is NewServer with opts.
@@ -301,7 +305,12 @@ func start(opts Options) (*Server, error) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if extra := opts.conf(); extra != "" {
+	oauthConf, err := opts.oauth2Conf(dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	if extra := opts.conf() + oauthConf; extra != "" {
 		// .ci/dovecot start appends DIR/extra.conf to the config it writes.
 		if err := os.WriteFile(filepath.Join(dir, "extra.conf"), []byte(extra), 0o644); err != nil {
 			_ = os.RemoveAll(dir)

@@ -35,6 +35,11 @@ type SMTPAccount struct {
 	TLSConfig *tls.Config
 	// CAFile is a PEM file of authorities trusted besides the system's (tls_ca).
 	CAFile string
+	// Token, when set, logs in with OAuth2 instead of Password (oauth.go): it returns an
+	// access token, a new one when fresh. Mechanism is oauth2_mechanism ("": by what the
+	// server offers); Fix, what to do when even a new token is refused.
+	Token          func(ctx context.Context, fresh bool) (string, error)
+	Mechanism, Fix string
 }
 
 var (
@@ -117,7 +122,7 @@ func Send(ctx context.Context, a SMTPAccount, from string, rcpts []string, raw [
 	}
 
 	var password string
-	if a.User != "" {
+	if a.User != "" && a.Token == nil {
 		if a.Password == nil {
 			return notSent(nil, "account %s has an SMTP user but no password command; add one with postern account add --password-cmd", a.Name)
 		}
@@ -154,7 +159,7 @@ func (s *submission) run(from string, rcpts []string, raw []byte, password strin
 	if err := s.hello(); err != nil {
 		return err
 	}
-	if password != "" {
+	if password != "" || s.a.Token != nil {
 		if err := s.auth(password); err != nil {
 			return err
 		}
@@ -281,6 +286,9 @@ func (s *submission) hello() error {
 func (s *submission) auth(password string) error {
 	if _, encrypted := s.c.TLSConnectionState(); !encrypted && !isLoopback(s.host) {
 		return notSent(nil, "account %s: the connection to %s is not encrypted, so the password is not sent; use --smtp-tls implicit or starttls", s.a.Name, s.a.Server)
+	}
+	if s.a.Token != nil {
+		return s.oauthAuth()
 	}
 	var mech sasl.Client
 	switch {

@@ -17,9 +17,16 @@ func Password(ctx context.Context, a config.Account) (string, error) {
 	if strings.TrimSpace(a.PasswordCmd) == "" {
 		return "", fmt.Errorf("account %s has no password command; add one with postern account add %s … --password-cmd CMD", a.Name, a.Name)
 	}
+	return Command(ctx, a.Name, "password command", "password", a.PasswordCmd)
+}
+
+// Command runs the shell command line of account (its password command, its OAuth2 token
+// command: what, in words) and returns the first line it prints (a secret: noun, in words),
+// which it never logs or repeats.
+func Command(ctx context.Context, account, what, noun, line string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", a.PasswordCmd)
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", line)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	// When ctx ends the shell is killed; a program it started that keeps the
@@ -33,12 +40,12 @@ func Password(ctx context.Context, a config.Account) (string, error) {
 		if errors.As(err, &ee) {
 			why = fmt.Sprintf("exit status %d", ee.ExitCode())
 		}
-		return "", fmt.Errorf("the password command of account %s failed (%s); run it in a terminal to see why", a.Name, why)
+		return "", fmt.Errorf("the %s of account %s failed (%s); run it in a terminal to see why", what, account, why)
 	}
 	pw, _, _ := strings.Cut(out.String(), "\n")
 	pw = strings.TrimRight(pw, "\r")
 	if pw == "" {
-		return "", fmt.Errorf("the password command of account %s printed nothing; it must print the password on its first line", a.Name)
+		return "", fmt.Errorf("the %s of account %s printed nothing; it must print the %s on its first line", what, account, noun)
 	}
 	return pw, nil
 }

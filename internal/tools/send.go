@@ -412,10 +412,10 @@ func smtpAccount(acct config.Account) outbox.SMTPAccount {
 	if user == "" {
 		user = acct.User
 	}
-	return outbox.SMTPAccount{
+	return outbox.WithAuth(acct, outbox.SMTPAccount{
 		Name: acct.Name, Server: acct.SMTP, TLS: acct.SMTPSecurity(), User: user, CAFile: acct.TLSCA,
 		Password: func(ctx context.Context) (string, error) { return source.Password(ctx, pwAcct) },
-	}
+	})
 }
 
 // submit hands raw to the account's SMTP server and says what happened in

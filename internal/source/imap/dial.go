@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/postern-mcp/postern/internal/config"
@@ -84,21 +83,9 @@ func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
 		c.Close()
 		return nil, dialFailed(ctx, a, err)
 	}
-	pw, err := a.Password(ctx)
-	if err != nil {
+	if err := login(ctx, c, a); err != nil {
 		c.Close()
 		return nil, err
-	}
-	if err := c.Login(a.User, pw).Wait(); err != nil {
-		c.Close()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var ie *imap.Error
-		if errors.As(err, &ie) {
-			return nil, fmt.Errorf("the server %s refused the login of %s for account %s (%s); check --user and what --password-cmd prints", a.Server, a.User, a.Name, strings.TrimSpace(ie.Text))
-		}
-		return nil, dialError(a, err)
 	}
 	return c, nil
 }

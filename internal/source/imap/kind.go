@@ -24,7 +24,7 @@ var Kind = source.Kind{
 	Where:    func(a config.Account) string { return a.Server },
 	Line:     line,
 	Flags: source.Flags{
-		List: []source.Flag{
+		List: append([]source.Flag{
 			{Name: "imap", Usage: "IMAP server as HOST:PORT (993: implicit TLS; 143: STARTTLS)"},
 			{Name: "user", Usage: "user name on the server"},
 			{Name: "password-cmd", Usage: `command that prints the password (for example "pass show mail/work"); run at each sync and send, never stored`},
@@ -33,7 +33,7 @@ var Kind = source.Kind{
 			{Name: "smtp-tls", Usage: "implicit, starttls or none (only to this computer); default: implicit on port 465, else starttls", Values: []string{"implicit", "starttls", "none"}},
 			{Name: "smtp-user", Usage: "SMTP user name (default: --user)"},
 			{Name: "smtp-password-cmd", Usage: "command that prints the SMTP password, when it is not the IMAP one"},
-		},
+		}, AuthFlags...),
 		Synopsis: "--imap HOST:PORT --user USER --password-cmd CMD",
 		Needs:    "--imap HOST:PORT (with --user and --password-cmd)",
 		Foreign: func(flag, account, noun string) error {
@@ -59,7 +59,9 @@ func problems(a config.Account) []string {
 	if a.User == "" {
 		add("no user; set one with %s --user USER", set)
 	}
-	if strings.TrimSpace(a.PasswordCmd) == "" {
+	if a.OAuth2() || a.KeyringPassword() {
+		ps = append(ps, authProblems(a)...)
+	} else if strings.TrimSpace(a.PasswordCmd) == "" {
 		add("no password command; set one with %s --password-cmd CMD", set)
 	} else if prog := config.FirstProgram(a.PasswordCmd); prog != "" {
 		if _, err := exec.LookPath(prog); err != nil {
@@ -88,7 +90,7 @@ func problems(a config.Account) []string {
 
 // line is the server, the user, the TLS and how the account sends.
 func line(a config.Account) string {
-	l := a.Server + " as " + a.User + " (tls " + a.TLS + ")"
+	l := a.Server + " as " + a.User + " (tls " + a.TLS + authWord(a) + ")"
 	if a.SMTP != "" {
 		l += ", sends via " + a.SMTP + " (" + a.SMTPSecurity() + ")"
 	}
@@ -117,6 +119,9 @@ func apply(fl source.FlagValues, a *config.Account) error {
 		}
 		a.Server = server
 	}
+	if err := ApplyAuth(fl, a); err != nil {
+		return err
+	}
 	for flag, p := range map[string]*string{
 		"user": &a.User, "password-cmd": &a.PasswordCmd, "tls": &a.TLS, "smtp": &a.SMTP,
 		"smtp-tls": &a.SMTPTLS, "smtp-user": &a.SMTPUser, "smtp-password-cmd": &a.SMTPPasswordCmd,
@@ -134,8 +139,11 @@ func validate(a config.Account) error {
 	if err != nil || host == "" || port == "" {
 		return fmt.Errorf("--imap %q must be HOST:PORT, such as imap.example.com:993", a.Server)
 	}
-	if a.User == "" || a.PasswordCmd == "" {
-		return fmt.Errorf("an IMAP account needs --user and --password-cmd")
+	if a.User == "" || !a.HasSecret() {
+		return fmt.Errorf("an IMAP account needs --user and --password-cmd (or --keyring, --oauth2 or --oauth2-token-cmd)")
+	}
+	if err := ValidateAuth(a); err != nil {
+		return err
 	}
 	switch a.TLS {
 	case "implicit", "starttls":
@@ -169,7 +177,7 @@ func validate(a config.Account) error {
 // check logs in and lists the folders, on account add and when account set changes how the
 // account logs in.
 func check(ctx context.Context, old *config.Account, a config.Account, stdout io.Writer) error {
-	if old != nil && a.Server == old.Server && a.User == old.User && a.PasswordCmd == old.PasswordCmd && a.TLS == old.TLS && a.TLSCA == old.TLSCA {
+	if old != nil && a.Server == old.Server && a.User == old.User && a.PasswordCmd == old.PasswordCmd && a.TLS == old.TLS && a.TLSCA == old.TLSCA && sameAuth(*old, a) {
 		return nil
 	}
 	return checkAccount(ctx, a, stdout)

@@ -33,6 +33,13 @@ type Account struct {
 	CAFile string
 	// TrustedAuthServ lists the authserv-ids whose Authentication-Results are believed.
 	TrustedAuthServ []string
+	// Token, when set, logs in with OAuth2 instead of Password (login.go): it returns an
+	// access token, a new one when fresh. Mechanism is oauth2_mechanism ("": by what the
+	// server offers).
+	Token     func(ctx context.Context, fresh bool) (string, error)
+	Mechanism string
+	// Fix is what to do when the server refuses even a new token ("authorise it again with …").
+	Fix string
 }
 
 // FromConfig turns a configured account into what the package needs; the password comes from
@@ -41,7 +48,7 @@ func FromConfig(a config.Account) Account {
 	return Account{
 		Name: a.Name, Server: a.Server, User: a.User, TLS: a.TLS, TrustedAuthServ: a.TrustedAuthServ, CAFile: a.TLSCA,
 		Password: func(ctx context.Context) (string, error) { return source.Password(ctx, a) },
-	}
+	}.withAuth(a)
 }
 
 // Source is an IMAP account as the table of kinds opens it.
