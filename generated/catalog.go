@@ -4916,6 +4916,8 @@ type FolderList struct {
 	Truncated *bool `json:"truncated,omitempty"`
 	// Messages the person's projects keep from agents, left out of every count above. Present only when some are kept.
 	LeftOut *int `json:"left_out,omitempty"`
+	// When the store last synced these accounts (RFC 3339, UTC): the oldest of their last syncs that did not fail, so the answer holds everything the servers had then. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // FreeBusy: Busy periods between two times.
@@ -5012,6 +5014,8 @@ type MessageList struct {
 	NextCursor string `json:"next_cursor,omitempty" post:"own"`
 	// Messages the person's projects keep from agents, left out of this answer: all the kept messages of the accounts and folder searched, whatever the words or filters, so it says nothing of what they hold. Present only when some are kept.
 	LeftOut *int `json:"left_out,omitempty"`
+	// When the store last synced these accounts (RFC 3339, UTC): the oldest of their last syncs that did not fail, so the answer holds everything the servers had then. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // MessageRow: A message, without its body; what says nothing is left out (false flags, no attachments, the person's own addresses).
@@ -5446,6 +5450,8 @@ type SenderList struct {
 	LeftOut *int `json:"left_out,omitempty"`
 	// More senders matched than fit in one answer; those with the fewest messages are left out. Present only then.
 	Truncated *bool `json:"truncated,omitempty"`
+	// When the store last synced these accounts (RFC 3339, UTC): the oldest of their last syncs that did not fail, so the answer holds everything the servers had then. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // SieveLocal: An enabled rule that Sieve cannot express, which keeps running in postern at each sync.
@@ -5498,6 +5504,8 @@ type StatusResult struct {
 	Accounts []AccountStatus `json:"accounts"`
 	// The only recipients a send may reach ([send] allow: addresses and *@domain); absent when sends may go to anyone.
 	SendAllow []string `json:"send_allow,omitempty" post:"line"`
+	// When the store last synced the accounts this connection may see (RFC 3339, UTC): the oldest of their last syncs that did not fail, so the answer holds everything the servers had then. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // SyncOutcome: What a sync did for one account.
@@ -5594,6 +5602,8 @@ type Thread struct {
 	NextOffset *int `json:"next_offset,omitempty"`
 	// The thread has more messages than fit in one answer; the newest are left out (mail_search finds them). Present only then.
 	Truncated *bool `json:"truncated,omitempty"`
+	// When the store last synced these accounts (RFC 3339, UTC): the oldest of their last syncs that did not fail, so the answer holds everything the servers had then. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // ThreadText: A message of a thread with its own new text.

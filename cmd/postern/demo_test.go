@@ -28,6 +28,8 @@ var (
 	demoToken = regexp.MustCompile(`token: "[A-Za-z0-9_-]{43}"`)
 	// The expiry follows the clock, which only the in-process run can fix.
 	demoExpiry = regexp.MustCompile(`expires_at: "[0-9TZ:-]+"`)
+	// demoSynced is when the demo's store synced: the machine's clock, not the demo's.
+	demoSynced = regexp.MustCompile(`synced_at: "[0-9TZ:-]+"`)
 )
 
 // demoEnv gives the demo a throwaway HOME, XDG folders and TMPDIR, and
@@ -62,6 +64,7 @@ func normalizeDemo(t *testing.T, out string) string {
 		t.Errorf("a frame with mark %s is never closed", open)
 	}
 	out = demoFrame.ReplaceAllString(out, "<<<mail-text MARK $2>>>")
+	out = demoSynced.ReplaceAllString(out, `synced_at: "…"`)
 	return demoToken.ReplaceAllString(out, `token: "TOKEN"`)
 }
 

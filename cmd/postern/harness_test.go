@@ -50,6 +50,8 @@ func home(t *testing.T) []string {
 		"XDG_CONFIG_HOME="+filepath.Join(h, ".config"),
 		"XDG_DATA_HOME="+filepath.Join(h, ".local/share"),
 		"XDG_STATE_HOME="+filepath.Join(h, ".local/state"),
+		// No background sync (watch_e2e_test.go tests it): a test's syncs are its own.
+		"POSTERN_WATCH=off",
 	)
 }
 

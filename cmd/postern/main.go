@@ -23,9 +23,7 @@ import (
 	"github.com/postern-mcp/postern/internal/audit"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
-	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/mcp"
-	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 	"github.com/spf13/cobra"
@@ -122,6 +120,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newCallCmd(stdout, stderr),
 		newAccountCmd(stdout, stderr),
 		newSyncCmd(stdout, stderr),
+		newWatchCmd(stderr),
+		newServiceCmd(stdin, stdout, stderr),
 		newStatusCmd(stdout),
 		newConfigCmd(stdout, stderr),
 		newDemoCmd(stdout, stderr),
@@ -202,33 +202,8 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		}
 	}
 	svc := &tools.Service{Version: postVersion(), Config: watcher, Only: f.accounts, StorePath: storePath(), SaveDir: f.saveDir}
-	svc.Sync = func(ctx context.Context, accts []config.Account) ([]mailsync.Outcome, error) {
-		st, err := store.Open(svc.StorePath)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		outs, err := mailsync.Run(ctx, st, accts, mailsync.Options{})
-		if err != nil {
-			return outs, err
-		}
-		var synced []string
-		for _, o := range outs {
-			if o.Error == "" && !o.Interrupted {
-				synced = append(synced, o.Account)
-			}
-		}
-		if runs, err := svc.ApplyRules(ctx, synced); err == nil {
-			for _, r := range runs {
-				for i := range outs {
-					if outs[i].Account == r.Account && len(r.Errors) > 0 && outs[i].Error == "" {
-						outs[i].Error = "the rules did not all run: " + strings.Join(r.Errors, "; ")
-					}
-				}
-			}
-		}
-		return outs, nil
-	}
+	// A sync lock the watch loop holds is waited for: its syncs are short (watch.go).
+	svc.Sync = syncAndRules(svc, 30*time.Second)
 	reg, err := dispatch.New(svc)
 	if err != nil {
 		return nil, nil, nil, err
@@ -336,6 +311,7 @@ func cmdMCP(f *serverFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 			os.Exit(128 + int(sig.(syscall.Signal)))
 		}
 	}()
+	defer startWatch(svc.Config, stderr)() // the store follows the servers while this runs
 	srv := mcp.New(mcp.Options{Registry: reg, Resources: svc, Grant: grant, Version: postVersion(), Stderr: stderr})
 	return srv.Serve(context.Background(), stdin, stdout)
 }

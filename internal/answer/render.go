@@ -41,7 +41,8 @@ import (
 // value is a frame it is written last in its row, "; member:" ending the row's
 // line and the frame on the lines below, before the next row; any other
 // value stays quoted on the row's line. An answer without fields is
-// "nothing found".
+// "nothing found"; one whose only field is synced_at (how fresh the store is)
+// is "nothing found" followed by it.
 func Render(structured []byte, blocks ...string) string {
 	b := make([]byte, 0, len(structured)+len(structured)/4)
 	var deferred []gjson.Result
@@ -52,7 +53,9 @@ func Render(structured []byte, blocks ...string) string {
 			nested[list] = member
 		}
 	}
+	found := false
 	gjson.ParseBytes(structured).ForEach(func(k, v gjson.Result) bool {
+		found = found || k.Str != syncedAt
 		if v.Type == gjson.String && contains(blocks, k.Str) {
 			deferred, deferredKeys = append(deferred, v), append(deferredKeys, k.Str)
 			return true
@@ -75,8 +78,15 @@ func Render(structured []byte, blocks ...string) string {
 	if len(b) == 0 {
 		return "nothing found"
 	}
+	if !found {
+		return "nothing found\n" + string(b)
+	}
 	return string(b)
 }
+
+// syncedAt is the field that says how fresh the store is (catalog: synced_at); alone, it
+// does not make an answer something found.
+const syncedAt = "synced_at"
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -29,6 +29,7 @@ type Config struct {
 	Approval Approval  `toml:"approval"`
 	Send     Send      `toml:"send"`
 	Notes    Notes     `toml:"notes"`
+	Sync     Sync      `toml:"sync"`
 	Accounts []Account `toml:"accounts"`
 }
 
@@ -240,7 +241,7 @@ func (c *Config) check() error {
 
 // hardProblems are the values Load refuses, each said in one sentence.
 func (c *Config) hardProblems() []string {
-	ps := c.Send.allowProblems()
+	ps := append(c.Send.allowProblems(), c.Sync.problems()...)
 	add := func(format string, args ...any) { ps = append(ps, fmt.Sprintf(format, args...)) }
 	switch c.Approval.Mode {
 	case "", "terminal", "host":

@@ -824,12 +824,14 @@ type AccountStat struct {
 	Kind      string
 	LastSync  time.Time
 	LastError string
-	Messages  int
+	// LastOK is when a sync last finished without an error (zero: never).
+	LastOK   time.Time
+	Messages int
 }
 
 // AccountStats returns the accounts in the store.
 func (s *Store) AccountStats(ctx context.Context) (map[string]AccountStat, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT a.name, a.kind, coalesce(a.last_sync, 0), coalesce(a.last_error, ''), (SELECT count(*) FROM messages m WHERE m.account_id = a.id) FROM accounts a`)
+	rows, err := s.db.QueryContext(ctx, `SELECT a.name, a.kind, coalesce(a.last_sync, 0), coalesce(a.last_error, ''), coalesce(a.last_ok, 0), (SELECT count(*) FROM messages m WHERE m.account_id = a.id) FROM accounts a`)
 	if err != nil {
 		return nil, s.explain(err)
 	}
@@ -837,12 +839,15 @@ func (s *Store) AccountStats(ctx context.Context) (map[string]AccountStat, error
 	out := map[string]AccountStat{}
 	for rows.Next() {
 		var st AccountStat
-		var last int64
-		if err := rows.Scan(&st.Name, &st.Kind, &last, &st.LastError, &st.Messages); err != nil {
+		var last, ok int64
+		if err := rows.Scan(&st.Name, &st.Kind, &last, &st.LastError, &ok, &st.Messages); err != nil {
 			return nil, s.explain(err)
 		}
 		if last > 0 {
 			st.LastSync = time.Unix(last, 0).UTC()
+		}
+		if ok > 0 {
+			st.LastOK = time.Unix(ok, 0).UTC()
 		}
 		out[st.Name] = st
 	}

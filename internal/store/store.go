@@ -32,7 +32,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 13
+const schemaVersion = 14
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -175,6 +175,7 @@ var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	7:  fillLists,
 	10: addInviteColumns,
 	11: addAuthentic,
+	13: addLastOK, // when each account last synced without an error (fresh.go)
 }
 
 const (
@@ -361,9 +362,23 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Lock is the single-writer lock held by a sync.
 type Lock struct{ f *os.File }
 
-// LockWriter takes the writer lock beside the store, or says who holds it.
+// BusyError is a lock another process holds; Holder names it ("process 1234").
+type BusyError struct {
+	Holder string
+	format string // the sentence, with %s for Holder
+}
+
+func (e *BusyError) Error() string { return fmt.Sprintf(e.format, e.Holder) }
+
+// LockWriter takes the writer lock beside the store, or says who holds it (a *BusyError).
 func LockWriter(storePath string) (*Lock, error) {
-	path := storePath + ".lock"
+	return lockFile(storePath+".lock", "another sync is running (%s); wait for it to finish")
+}
+
+// lockFile takes the file lock at path, writing this process's id in it; when another
+// process holds it, the error is a *BusyError saying busy (%s: the holder). The kernel
+// frees the lock when the holder dies, however it dies.
+func lockFile(path, busy string) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the lock %s: %w", path, err)
@@ -378,7 +393,7 @@ func LockWriter(storePath string) (*Lock, error) {
 		} else {
 			holder = "process " + holder
 		}
-		return nil, fmt.Errorf("another sync is running (%s); wait for it to finish", holder)
+		return nil, &BusyError{Holder: holder, format: busy}
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)

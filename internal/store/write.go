@@ -170,9 +170,10 @@ func attachmentNames(as []Attachment) string {
 	return strings.Join(names, " ")
 }
 
-// SetAccountSynced records the end of a sync of the account.
+// SetAccountSynced records the end of a sync of the account; one without syncErr is also
+// when the store last caught up with it (last_ok, fresh.go).
 func (s *Store) SetAccountSynced(ctx context.Context, accountID int64, at time.Time, syncErr string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE accounts SET last_sync=?, last_error=? WHERE id=?`, at.Unix(), syncErr, accountID)
+	_, err := s.db.ExecContext(ctx, `UPDATE accounts SET last_sync=?, last_error=?, last_ok=CASE WHEN ?='' THEN ? ELSE last_ok END WHERE id=?`, at.Unix(), syncErr, syncErr, at.Unix(), accountID)
 	return s.explain(err)
 }
 

@@ -320,7 +320,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 		if err != nil {
 			return nil, err
 		}
-		return &generated.MessageList{Count: &n, LeftOut: nonZero(leftOut)}, nil
+		return &generated.MessageList{Count: &n, LeftOut: nonZero(leftOut), SyncedAt: s.syncedAt(ctx, f.Accounts)}, nil
 	}
 	rows, more, err := st.Messages(ctx, f)
 	if err != nil {
@@ -348,6 +348,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 		res.NextCursor = encodeCursor(rows[len(rows)-1].ID)
 	}
 	groupThreads(res.Messages)
+	res.SyncedAt = s.syncedAt(ctx, f.Accounts)
 	return res, nil
 }
 
@@ -488,6 +489,7 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 		}
 		res.Folders = append(res.Folders, generated.FolderInfo{Account: x.Account, Name: x.Name, Role: x.Role, Total: x.Total, Unread: x.Unread})
 	}
+	res.SyncedAt = s.syncedAt(ctx, accts)
 	return res, nil
 }
 
@@ -536,6 +538,7 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 		}
 		res.Senders = append(res.Senders, generated.SenderInfo{Sender: x.Key, Name: x.Name, Messages: x.Messages, Unread: x.Unread, Latest: latest})
 	}
+	res.SyncedAt = s.syncedAt(ctx, accts)
 	return res, nil
 }
 
@@ -602,7 +605,11 @@ func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (
 	}
 	v := rowView{noAccount: len(accts) == 1, own: s.rowOwn()}
 	if a.Text {
-		return s.threadText(ctx, st, r.ThreadID, rows, v, a)
+		res, err := s.threadText(ctx, st, r.ThreadID, rows, v, a)
+		if res != nil {
+			res.SyncedAt = s.syncedAt(ctx, accts)
+		}
+		return res, err
 	}
 	res := &generated.Thread{Thread: store.EncodeID(r.ThreadID), Messages: make([]generated.MessageRow, 0, len(rows))}
 	left := budget(maxListText)
@@ -618,6 +625,7 @@ func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (
 	if len(rows) >= threadLimit {
 		res.Truncated = ptr(true)
 	}
+	res.SyncedAt = s.syncedAt(ctx, accts)
 	return res, nil
 }
 

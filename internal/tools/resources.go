@@ -254,6 +254,7 @@ func (s *Service) Digest(ctx context.Context, uri string, g dispatch.Grant) stri
 		if err != nil {
 			return ""
 		}
+		res.SyncedAt = "" // a sync that brought nothing new changes no thread
 		v = res
 	case generated.ResourceAgenda:
 		day, err := s.agendaDay(ref.value)

@@ -165,6 +165,11 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 	if cfg, err := s.Config.Get(); err == nil {
 		res.SendAllow = append(res.SendAllow, cfg.Send.Allow...)
 	}
+	names := make([]string, 0, len(accts))
+	for _, a := range accts {
+		names = append(names, a.Name)
+	}
+	res.SyncedAt = s.syncedAt(ctx, names)
 	return res, nil
 }
 

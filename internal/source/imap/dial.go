@@ -19,6 +19,11 @@ import (
 // Until it returns, ctx ending closes the connection, so no wait on the server
 // (connecting, TLS, the greeting, the login) outlasts it.
 func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
+	return dial(ctx, a, nil)
+}
+
+// dial is Dial with a handler of what the server says unasked (h may be nil; idle.go).
+func dial(ctx context.Context, a Account, h *imapclient.UnilateralDataHandler) (*imapclient.Client, error) {
 	host, _, err := net.SplitHostPort(a.Server)
 	if err != nil {
 		return nil, fmt.Errorf("the server %q of account %s is not host:port; fix it with postern account add", a.Server, a.Name)
@@ -46,7 +51,7 @@ func Dial(ctx context.Context, a Account) (*imapclient.Client, error) {
 		}
 		tlsConfig.RootCAs = pool
 	}
-	opts := &imapclient.Options{TLSConfig: tlsConfig}
+	opts := &imapclient.Options{TLSConfig: tlsConfig, UnilateralDataHandler: h}
 	conn, err := (&net.Dialer{Timeout: 20 * time.Second}).DialContext(ctx, "tcp", a.Server)
 	if err != nil {
 		if ctx.Err() != nil {

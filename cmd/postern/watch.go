@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/source/kinds"
+	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/termsafe"
+	"github.com/postern-mcp/postern/internal/tools"
+	"github.com/postern-mcp/postern/internal/watch"
+	"github.com/spf13/cobra"
+)
+
+// syncAndRules is the one sync of mail_sync and of the watch loop: mailsync.Run, then the
+// rules over the new mail of the accounts that synced (as postern sync does), a rules failure
+// put into its account's outcome. With wait > 0, a sync lock another sync holds (the watch
+// loop's, a postern sync) is waited for that long before its error is returned.
+func syncAndRules(svc *tools.Service, wait time.Duration) func(ctx context.Context, accts []config.Account) ([]mailsync.Outcome, error) {
+	return func(ctx context.Context, accts []config.Account) ([]mailsync.Outcome, error) {
+		st, err := store.Open(svc.StorePath)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		giveUp := time.Now().Add(wait)
+		outs, err := mailsync.Run(ctx, st, accts, mailsync.Options{})
+		for store.IsBusy(err) && time.Now().Before(giveUp) && ctx.Err() == nil {
+			sleepCtx(ctx, 200*time.Millisecond)
+			outs, err = mailsync.Run(ctx, st, accts, mailsync.Options{})
+		}
+		if err != nil {
+			return outs, err
+		}
+		var synced []string
+		for _, o := range outs {
+			if o.Error == "" && !o.Interrupted {
+				synced = append(synced, o.Account)
+			}
+		}
+		if runs, err := svc.ApplyRules(ctx, synced); err == nil {
+			for _, r := range runs {
+				for i := range outs {
+					if outs[i].Account == r.Account && len(r.Errors) > 0 && outs[i].Error == "" {
+						outs[i].Error = "the rules did not all run: " + strings.Join(r.Errors, "; ")
+					}
+				}
+			}
+		}
+		return outs, nil
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// watchOptions are the loop's options for the configuration w: every account, whatever a
+// server's --account shows (the store is shared by every server on it).
+func watchOptions(w *config.Watcher, stderr io.Writer) (watch.Options, *tools.Service) {
+	svc := &tools.Service{Version: postVersion(), Config: w, StorePath: storePath()}
+	return watch.Options{
+		StorePath: svc.StorePath,
+		Config:    w.Get,
+		Sync:      syncAndRules(svc, 0),
+		Open:      kinds.Open,
+		Log:       func(line string) { fmt.Fprintln(stderr, "postern: "+termsafe.Line(line)) },
+	}, svc
+}
+
+// startWatch starts the loop beside postern mcp, unless [sync] watch = false (or, for tests
+// whose timing a background sync would change, POSTERN_WATCH=off). The returned function
+// stops it.
+func startWatch(w *config.Watcher, stderr io.Writer) (stop func()) {
+	if cfg, err := w.Get(); (err == nil && !cfg.Watching()) || os.Getenv("POSTERN_WATCH") == "off" {
+		return func() {}
+	}
+	opt, svc := watchOptions(w, stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		watch.Run(ctx, opt)
+	}()
+	return func() {
+		cancel()
+		select {
+		case <-done:
+			svc.Close()
+		case <-time.After(2 * time.Second): // the process's exit ends it, as a kill would
+		}
+	}
+}
+
+func newWatchCmd(stderr io.Writer) *cobra.Command {
+	var cfgPath string
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "keep the store synced in the foreground (what postern mcp does in the background)",
+		Long: `Keep the local store following the servers until stopped: IMAP IDLE on each
+account's INBOX, and a sync of every folder and calendar each [sync] interval
+(default 5m, at least 30s), reconnecting with a growing wait after errors. Of
+all the postern processes on one store (postern mcp runs the same loop), one
+holds the watch lock and syncs; the others only read and take over within
+seconds when it stops. postern service install runs this command at login.
+Ctrl-C (SIGINT) or SIGTERM stops it at once, keeping what it stored, with exit
+status 0.`,
+		Example: "  postern watch\n  postern watch --config ~/.config/postern/config.toml",
+		Args:    noArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return cmdWatch(cfgPath, stderr)
+		},
+	}
+	addConfigFlag(cmd, &cfgPath)
+	return cmd
+}
+
+func cmdWatch(cfgPath string, stderr io.Writer) error {
+	path, err := filepath.Abs(cfgPath)
+	if err != nil {
+		return err
+	}
+	w := config.NewWatcher(path)
+	cfg, err := w.Get()
+	if err != nil {
+		return err
+	}
+	if len(cfg.Accounts) == 0 {
+		return noSuchAccount("", cfg)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	syncMemory()
+	opt, svc := watchOptions(w, stderr)
+	defer svc.Close()
+	done := make(chan struct{})
+	go func() {
+		<-ctx.Done()
+		select {
+		case <-done:
+		case <-time.After(stopGrace): // a commit on a busy disk: exit anyway, as a kill would
+			fmt.Fprintln(stderr, "postern: watch stopped; what it stored is kept")
+			os.Exit(0)
+		}
+	}()
+	watch.Run(ctx, opt)
+	close(done)
+	fmt.Fprintln(stderr, "postern: watch stopped; what it stored is kept")
+	return nil
+}
