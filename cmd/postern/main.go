@@ -274,6 +274,7 @@ func hasAccount(cfg *config.Config, name string) bool {
 
 func newMCPCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var f serverFlags
+	var hf httpFlags
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "serve MCP on standard input and output (what agent hosts run)",
@@ -282,15 +283,22 @@ func newMCPCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 Agent hosts start this command themselves once registered (postern integrations
 setup HOST). The tools an agent sees are those of the granted scopes; with
 --account, only those accounts are visible and every other one is hidden.
-postern refuses to start when an --account names no configured account.`,
+postern refuses to start when an --account names no configured account.
+With --http ADDRESS it serves the same over Streamable HTTP on loopback instead,
+behind a bearer token made at first use (docs/design.md, "HTTP").`,
 		Example: `  postern mcp --scopes ` + generated.ScopeRead + "," + generated.ScopeReadBodies + `
-  postern mcp --account work --config ~/.config/postern/config.toml`,
+  postern mcp --account work --config ~/.config/postern/config.toml
+  postern mcp --http 127.0.0.1:8765`,
 		Args: noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
+			if hf.addr != "" || hf.listenAny {
+				return cmdMCPHTTP(&f, &hf, stderr)
+			}
 			return cmdMCP(&f, stdin, stdout, stderr)
 		},
 	}
 	f.register(cmd)
+	hf.register(cmd)
 	return cmd
 }
 

@@ -3,29 +3,24 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
 	pmcp "github.com/postern-mcp/postern/internal/mcp"
-	"github.com/postern-mcp/postern/internal/mcptest"
 )
 
 // The tests in this file drive the real binary with independent MCP clients
@@ -40,10 +35,7 @@ const npmClientsEnv = "POSTERN_NPM_CLIENTS"
 const (
 	inspector015   = "node_modules/@modelcontextprotocol/inspector/cli/build/index.js"
 	inspector212   = "node22/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-	conformance013 = "node_modules/@modelcontextprotocol/conformance/dist/index.js"
 	conformance016 = "node22/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-	supergateway   = "node_modules/supergateway/dist/index.js"
-	loopbackCJS    = "loopback.cjs"
 	sdk1Client     = "sdk1-client.mjs"
 	v2Client       = "v2-client.mjs"
 	node22Binary   = "node22/node_modules/node/bin/node"
@@ -70,14 +62,14 @@ func needClients(t *testing.T) npmClients {
 	if !filepath.IsAbs(dir) {
 		t.Fatalf("%s=%q must be an absolute path (of cmd/postern/testdata/clients)", npmClientsEnv, dir)
 	}
-	install := fmt.Sprintf("run `npm ci --no-audit --no-fund` in %s and in %s", dir, filepath.Join(dir, "node22"))
-	for _, p := range []string{loopbackCJS, sdk1Client, v2Client, inspector015, inspector212, conformance013, conformance016, supergateway, node22Binary} {
+	install := fmt.Sprintf("run `npm ci --no-audit --no-fund` in %s, %s and %s", dir, filepath.Join(dir, "node22"), filepath.Join(dir, "conformance2"))
+	for _, p := range []string{sdk1Client, v2Client, inspector015, inspector212, conformance016, conformance020, node22Binary} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 			t.Fatalf("%s=%s but %s is missing (%v): %s", npmClientsEnv, dir, p, err, install)
 		}
 	}
 	// Every pinned dependency must be installed at its pinned version.
-	for _, sub := range []string{".", "node22"} {
+	for _, sub := range []string{".", "node22", "conformance2"} {
 		var pkg struct {
 			Dependencies map[string]string `json:"dependencies"`
 		}
@@ -161,7 +153,13 @@ func inGroup(cmd *exec.Cmd) {
 // test (printing the client's output) only when the client cannot run or times out.
 func runClient(t *testing.T, dir string, env []string, name string, args ...string) clientRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	return runClientWithin(t, clientTimeout, dir, env, name, args...)
+}
+
+// runClientWithin is runClient with another time limit.
+func runClientWithin(t *testing.T, limit time.Duration, dir string, env []string, name string, args ...string) clientRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -177,7 +175,7 @@ func runClient(t *testing.T, dir string, env []string, name string, args ...stri
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		t.Fatalf("client did not finish within %s:%s", clientTimeout, r)
+		t.Fatalf("client did not finish within %s:%s", limit, r)
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
 	case err != nil:
@@ -427,204 +425,4 @@ func TestTypeScriptSDKClients(t *testing.T) {
 	}
 }
 
-// TestConformanceSupergateway runs the MCP conformance suite's server scenarios
-// against postern behind supergateway (stdio to stateful streamable HTTP on
-// 127.0.0.1), with the conformance release for Node 20 and the one for Node 22.
-func TestConformanceSupergateway(t *testing.T) {
-	c := needClients(t)
-	env := home(t)
-	url := startSupergateway(t, c, env)
-	for _, tc := range []struct {
-		name, node, cli string
-	}{
-		{"node20", c.node20, filepath.Join(c.dir, conformance013)},
-		{"node22", c.node22, filepath.Join(c.dir, conformance016)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, scenario := range []string{"server-initialize", "ping", "tools-list"} {
-				t.Run(scenario, func(t *testing.T) {
-					r := runClient(t, c.dir, env, tc.node, tc.cli, "server", "--url", url, "--scenario", scenario)
-					out := ansi.ReplaceAllString(r.stdout+r.stderr, "")
-					pass := passLine.FindStringSubmatch(out)
-					if r.code != 0 || pass == nil || pass[1] != pass[2] || pass[1] == "0" ||
-						!strings.Contains(out, "["+scenario+"] SUCCESS") || strings.Contains(out, "FAILURE") {
-						t.Fatalf("scenario %s did not pass:%s", scenario, r)
-					}
-					t.Logf("%s: %s", scenario, pass[0])
-				})
-			}
-		})
-	}
-}
-
-var (
-	ansi     = regexp.MustCompile("\x1b\\[[0-9;]*m")
-	passLine = regexp.MustCompile(`Passed: (\d+)/(\d+), 0 failed, \d+ warnings`)
-)
-
-// startSupergateway starts supergateway with loopback.cjs on a free port of
-// 127.0.0.1, serving postern statefully (one postern per MCP session), and
-// returns its MCP URL. Cleanup stops it and checks its posterns are gone.
-func startSupergateway(t *testing.T, c npmClients, env []string) string {
-	t.Helper()
-	// Every postern supergateway starts inherits this tag, so leftovers can be found.
-	tag := fmt.Sprintf("POSTERN_SUPERGATEWAY_TEST=%d-%d", os.Getpid(), time.Now().UnixNano())
-	env = append(slices.Clip(env), tag)
-	for attempt := 1; ; attempt++ {
-		url, portTaken := trySupergateway(t, c, env, tag)
-		if !portTaken {
-			return url
-		}
-		if attempt == 3 {
-			t.Fatalf("supergateway found its port taken %d times", attempt)
-		}
-	}
-}
-
-// trySupergateway is one attempt of startSupergateway; it reports a port that
-// another process took between choosing it and supergateway binding it.
-func trySupergateway(t *testing.T, c npmClients, env []string, tag string) (url string, portTaken bool) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	// supergateway runs --stdio with sh -c.
-	cmd := exec.CommandContext(ctx, c.node20, "--require", filepath.Join(c.dir, loopbackCJS),
-		filepath.Join(c.dir, supergateway),
-		"--stdio", "exec '"+strings.ReplaceAll(binary, "'", `'\''`)+"' mcp",
-		"--outputTransport", "streamableHttp", "--stateful",
-		"--port", strconv.Itoa(port), "--logLevel", "info")
-	cmd.Dir, cmd.Env = c.dir, env
-	out := &mcptest.Buffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	stdin, err := cmd.StdinPipe() // held open: supergateway exits when its stdin closes
-	if err != nil {
-		t.Fatal(err)
-	}
-	inGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatalf("starting supergateway: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	dump := func() string {
-		return fmt.Sprintf("\ncommand: %s\n--- supergateway output ---\n%s", strings.Join(cmd.Args, " "), out.String())
-	}
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			defer cancel()
-			cmd.Process.Signal(syscall.SIGTERM) // supergateway stops its children, then exits
-			select {
-			case <-exited:
-			case <-time.After(15 * time.Second):
-				t.Errorf("supergateway did not exit within 15 s of SIGTERM; killing it%s", dump())
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-				<-exited
-			}
-			stdin.Close()
-			if left := tagged(tag); len(left) > 0 {
-				for _, pid := range left {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-				t.Errorf("processes started by supergateway outlived it: %v%s", left, dump())
-			}
-		})
-	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			conn.Close()
-			break
-		}
-		select {
-		case <-exited:
-			stop()
-			if strings.Contains(out.String(), "EADDRINUSE") {
-				t.Logf("port %d was taken meanwhile%s", port, dump())
-				return "", true
-			}
-			t.Fatalf("supergateway exited before listening%s", dump())
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("supergateway did not listen on %s within 30 s%s", addr, dump())
-		}
-	}
-	t.Cleanup(func() {
-		stop()
-		if t.Failed() {
-			t.Logf("supergateway output:%s", dump())
-		}
-	})
-	t.Logf("supergateway (pid %d) on %s", cmd.Process.Pid, addr)
-	if bad := nonLoopbackListeners(t, port); len(bad) > 0 {
-		t.Fatalf("supergateway listens on %v, not only 127.0.0.1 (is loopback.cjs preloaded?)%s", bad, dump())
-	}
-	return "http://" + addr + "/mcp", false
-}
-
-// nonLoopbackListeners returns the local addresses other than 127.0.0.1 that
-// listen on TCP port, from /proc/net/tcp{,6} (Linux; nil elsewhere).
-func nonLoopbackListeners(t *testing.T, port int) []string {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		return nil
-	}
-	var bad []string
-	suffix := fmt.Sprintf(":%04X", port)
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			// sl local_address rem_address st ...; st 0A is LISTEN
-			if len(fields) < 4 || fields[3] != "0A" || !strings.HasSuffix(fields[1], suffix) {
-				continue
-			}
-			if fields[1] != "0100007F"+suffix {
-				bad = append(bad, fields[1])
-			}
-		}
-	}
-	return bad
-}
-
-// tagged returns the pids of the processes whose environment holds tag (Linux;
-// nil elsewhere).
-func tagged(tag string) []int {
-	if runtime.GOOS != "linux" {
-		return nil
-	}
-	var pids []int
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		pids = pids[:0]
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err == nil && slices.Contains(strings.Split(string(b), "\x00"), tag) {
-				pids = append(pids, pid)
-			}
-		}
-		if len(pids) == 0 || time.Now().After(deadline) {
-			return pids
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")

@@ -111,6 +111,10 @@ type Options struct {
 	// configuration that grants other scopes), to tell a legacy client with
 	// notifications/tools/list_changed; 0 means every second, a negative value never.
 	Poll time.Duration
+	// ConnectionID names the connection approval tokens are bound to; "" makes a random one.
+	// Stateless HTTP (2026-07-28) serves each request on its own Server and passes one id
+	// for them all, so that an input_required round can be answered on a later request.
+	ConnectionID string
 }
 
 // Server serves one connection.
@@ -143,7 +147,10 @@ func New(opt Options) *Server {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
 	}
-	s := &Server{opt: opt, inflight: map[string]context.CancelFunc{}, connID: newConnID()}
+	s := &Server{opt: opt, inflight: map[string]context.CancelFunc{}, connID: opt.ConnectionID}
+	if s.connID == "" {
+		s.connID = newConnID()
+	}
 	s.serverInfo, _ = json.Marshal(map[string]string{"name": generated.ServerName, "title": generated.ServerTitle, "version": opt.Version})
 	s.serverInfoMeta, _ = json.Marshal(map[string]json.RawMessage{metaServerInfo: s.serverInfo})
 	return s
