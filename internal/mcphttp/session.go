@@ -240,6 +240,23 @@ func (s *session) post(w http.ResponseWriter, r *http.Request, b *body) {
 		case <-r.Context().Done():
 			return // the client left; what the server still answers is dropped
 		case <-s.done:
+			// What the server wrote before it ended is still to be sent: select picks among
+			// ready cases at random, so the answer may be waiting beside the end.
+			for {
+				select {
+				case o := <-st.msgs:
+					if !o.answer && !rep.sse && !rep.canSSE {
+						continue
+					}
+					rep.write(o)
+					if o.answer {
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
 			if !rep.started {
 				httpError(w, http.StatusNotFound, "Not found: the session ended before the answer came; send initialize without "+hSession+" to start a new one")
 			}
