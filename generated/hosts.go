@@ -8,6 +8,13 @@ type HostCLI struct {
 	Add, Remove, Get, List string
 }
 
+// HostHTTP is the entry setup --http writes for postern mcp --http: its shape (http, url,
+// remote or server-url), a cli host's command adding it ({name}, {scope}, {url} and {header}
+// filled in), and where the shape was confirmed.
+type HostHTTP struct {
+	Entry, Add, Source string
+}
+
 // HostSpec is one agent host postern can be registered with (catalog/hosts.yaml).
 type HostSpec struct {
 	ID, Name string
@@ -24,6 +31,8 @@ type HostSpec struct {
 	Entry         string // shape of one entry: command-args, stdio, opencode, copilot, codex
 	Scopes        []string
 	CLI           *HostCLI
+	HTTP          *HostHTTP // nil: the host takes no URL entry, for NoHTTP's reason
+	NoHTTP        string
 	Verify        string
 	Notes         string
 }
@@ -37,6 +46,7 @@ var Hosts = []HostSpec{
 		Format:      "json", Key: "mcpServers", Entry: "stdio",
 		Scopes: []string{"user", "project"},
 		CLI:    &HostCLI{Add: "claude mcp add --scope {scope} {name} -- {command} {args}", Remove: "claude mcp remove --scope {scope} {name}", Get: "claude mcp get {name}", List: "claude mcp list"},
+		HTTP:   &HostHTTP{Entry: "http", Add: "claude mcp add --scope {scope} --transport http {name} {url} --header {header}", Source: "the real claude 2.1.332 (cmd/postern/testdata/hosts): claude mcp add --help, and the type, url, headers it writes"},
 		Verify: "claude mcp get postern",
 	},
 	{
@@ -46,6 +56,7 @@ var Hosts = []HostSpec{
 		Format:      "toml", Key: "mcp_servers", Entry: "codex",
 		Scopes: []string{"user"},
 		CLI:    &HostCLI{Add: "codex mcp add {name} -- {command} {args}", Remove: "codex mcp remove {name}", Get: "codex mcp get {name}", List: "codex mcp list"},
+		NoHTTP: "its command line takes an HTTP server's token only from an environment variable Codex reads itself (codex mcp add --bearer-token-env-var), which postern cannot set for it, so register it without --http",
 		Verify: "codex mcp get postern",
 	},
 	{
@@ -55,6 +66,7 @@ var Hosts = []HostSpec{
 		Format:      "json", Key: "mcpServers", Entry: "command-args",
 		Scopes: []string{"user", "project"},
 		CLI:    &HostCLI{Add: "gemini mcp add --scope {scope} {name} {command} -- {args}", Remove: "gemini mcp remove --scope {scope} {name}", Get: "gemini mcp list", List: "gemini mcp list"},
+		HTTP:   &HostHTTP{Entry: "http", Add: "gemini mcp add --scope {scope} --transport http {name} {url} --header {header}", Source: "the real gemini 0.61.0 (cmd/postern/testdata/hosts): gemini mcp add --help, and the url, type, headers it writes"},
 		Verify: "gemini mcp list",
 	},
 	{
@@ -64,6 +76,7 @@ var Hosts = []HostSpec{
 		Format:      "json", Key: "mcpServers", Entry: "copilot",
 		Scopes: []string{"user"},
 		CLI:    &HostCLI{Add: "copilot mcp add {name} -- {command} {args}", Remove: "copilot mcp remove {name}", Get: "copilot mcp get {name}", List: "copilot mcp list"},
+		HTTP:   &HostHTTP{Entry: "http", Add: "copilot mcp add --transport http --header {header} {name} {url}", Source: "the real copilot 1.0.102 (cmd/postern/testdata/hosts): copilot mcp add --help, and the type, url, headers it writes"},
 		Verify: "copilot mcp get postern",
 	},
 	{
@@ -73,6 +86,7 @@ var Hosts = []HostSpec{
 		ProjectConfig: "opencode.json",
 		Format:        "jsonc", Key: "mcp", Entry: "opencode",
 		Scopes: []string{"user", "project"},
+		HTTP:   &HostHTTP{Entry: "remote", Add: "", Source: "opencode's MCP docs (type remote, url, headers, enabled), and opencode mcp list connecting through it in TestHostCLIsHTTP"},
 		Verify: "opencode mcp list",
 		Notes:  "When opencode.jsonc is there instead of opencode.json, that file is edited.",
 	},
@@ -82,6 +96,7 @@ var Hosts = []HostSpec{
 		Config: map[string]string{"linux": "~/.config/Claude/claude_desktop_config.json", "darwin": "~/Library/Application Support/Claude/claude_desktop_config.json", "windows": "%APPDATA%\\Claude\\claude_desktop_config.json"},
 		Format: "json", Key: "mcpServers", Entry: "command-args",
 		Scopes: []string{"user"},
+		NoHTTP: "its file takes only servers it starts itself (remote ones are added in its Settings > Connectors), so register it without --http",
 		Verify: "Restart Claude Desktop; postern is listed under Settings > Developer.",
 	},
 	{
@@ -92,6 +107,7 @@ var Hosts = []HostSpec{
 		ProjectConfig: ".cursor/mcp.json",
 		Format:        "json", Key: "mcpServers", Entry: "command-args",
 		Scopes: []string{"user", "project"},
+		HTTP:   &HostHTTP{Entry: "url", Add: "", Source: "Cursor's MCP docs: an entry with url (not command) is a remote server, with headers"},
 		Verify: "Cursor Settings > MCP lists postern.",
 	},
 	{
@@ -102,6 +118,7 @@ var Hosts = []HostSpec{
 		ProjectConfig: ".vscode/mcp.json",
 		Format:        "jsonc", Key: "servers", Entry: "stdio",
 		Scopes: []string{"user", "project"},
+		HTTP:   &HostHTTP{Entry: "http", Add: "", Source: "VS Code's MCP configuration reference: type http, url, headers"},
 		Verify: "Run MCP: List Servers in the command palette.",
 	},
 	{
@@ -111,12 +128,14 @@ var Hosts = []HostSpec{
 		Config:      map[string]string{"linux": "~/.codeium/windsurf/mcp_config.json", "darwin": "~/.codeium/windsurf/mcp_config.json", "windows": "%USERPROFILE%\\.codeium\\windsurf\\mcp_config.json"},
 		Format:      "json", Key: "mcpServers", Entry: "command-args",
 		Scopes: []string{"user"},
+		HTTP:   &HostHTTP{Entry: "server-url", Add: "", Source: "Windsurf's Cascade MCP docs: a remote server is serverUrl with headers (url does not connect)"},
 		Verify: "Windsurf Settings > Cascade > MCP servers lists postern.",
 	},
 	{
 		ID: "json", Name: "Any other host (JSON snippet)", Kind: "snippet",
 		Format: "json", Key: "mcpServers", Entry: "command-args",
 		Scopes: []string{"user"},
+		HTTP:   &HostHTTP{Entry: "http", Add: "", Source: "the shape Claude Code, VS Code, Gemini CLI and Copilot CLI all read (type http, url, headers); printed with the token masked"},
 		Notes:  "Prints an mcpServers entry to paste into the host's own configuration.",
 	},
 }

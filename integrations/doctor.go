@@ -41,11 +41,12 @@ type Report struct {
 // scope and the binary then. fix makes the repair command line to suggest for a host id.
 func Doctor(ctx context.Context, h *Host, e *Env, o *Options, rec *Record, asked bool, fix func(id string) string) Report {
 	if rec != nil {
-		bin := o.Binary
+		caller := o
 		o = rec.Options()
 		if o.Binary == "" { // a record without a binary: the caller's
-			o.Binary = bin
+			o.Binary = caller.Binary
 		}
+		o.Token, o.TokenFile = caller.Token, caller.TokenFile
 	}
 	r := Report{Host: h.ID, Name: h.Name, OK: true}
 	add := func(name string, ok bool, format string, args ...any) bool {
@@ -93,6 +94,10 @@ func Doctor(ctx context.Context, h *Host, e *Env, o *Options, rec *Record, asked
 	} else {
 		add("record", true, "setup asked for %s", rec.Describe())
 	}
+	if o.HTTP != "" || cur.URL != "" {
+		doctorURL(ctx, &r, add, cur, o, repair)
+		return r
+	}
 	want := o.Want()
 	if cur.Equal(want) {
 		add("current", true, "runs %s", cur)
@@ -128,6 +133,52 @@ func Doctor(ctx context.Context, h *Host, e *Env, o *Options, rec *Record, asked
 		add("handshake", true, "answers with %d tools", n)
 	}
 	return r
+}
+
+// doctorURL checks a URL entry: the URL as recorded, the header's token the one in the token
+// file now, and the server, when one answers there, taking it. A server that is not running is
+// no fault of the registration, and is said.
+func doctorURL(ctx context.Context, r *Report, add func(string, bool, string, ...any) bool, cur Entry, o *Options, repair string) {
+	switch {
+	case o.HTTP == "":
+		add("current", false, "the entry reaches %s, but setup recorded a program to run (%s)", cur.URL, o.Want())
+		r.Fix = repair
+		return
+	case cur.URL == "":
+		add("current", false, "the entry runs %s instead of reaching %s", cur, o.HTTP)
+		r.Fix = repair
+		return
+	case cur.URL != o.HTTP:
+		add("current", false, "the entry reaches %s instead of %s", cur.URL, o.HTTP)
+		r.Fix = repair
+	default:
+		add("current", true, "reaches %s", cur.URL)
+	}
+	switch {
+	case o.Token == "":
+		add("token", false, "there is no HTTP token in %s (postern mcp --http makes it, and so does repair)", o.TokenFile)
+		r.Fix = repair
+		return
+	case cur.Token == "":
+		add("token", false, "the entry sends no Authorization: Bearer header")
+		r.Fix = repair
+		return
+	case cur.Token != o.Token:
+		add("token", false, "the entry's bearer token is not the one in %s now (the token changed)", o.TokenFile)
+		r.Fix = repair
+		return
+	default:
+		add("token", true, "the entry sends the token in %s", o.TokenFile)
+	}
+	running, err := probeURL(ctx, cur)
+	switch {
+	case err != nil:
+		add("server", false, "%s", mask(err.Error(), o.Token))
+	case !running:
+		add("server", true, "nothing listens at %s now; the host reaches postern once postern mcp --http runs there", cur.URL)
+	default:
+		add("server", true, "the server at %s takes the token", cur.URL)
+	}
 }
 
 // differences says how a registered entry differs from the wanted one.

@@ -14,17 +14,27 @@ import (
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
-// Entry is what a host runs to start postern.
+// Entry is what a host runs to start postern, or, for a URL entry, where it reaches a running
+// postern mcp --http and the bearer token it sends.
 type Entry struct {
 	Command string
 	Args    []string
+	URL     string // a URL entry: no Command
+	Token   string // the URL entry's Authorization: Bearer token
 }
 
-// Equal reports whether two entries run the same thing.
-func (e Entry) Equal(o Entry) bool { return e.Command == o.Command && slices.Equal(e.Args, o.Args) }
+// Equal reports whether two entries run (or reach) the same thing.
+func (e Entry) Equal(o Entry) bool {
+	return e.Command == o.Command && slices.Equal(e.Args, o.Args) && e.URL == o.URL && e.Token == o.Token
+}
 
-// String is the entry as a shell would run it.
-func (e Entry) String() string { return shellJoin(append([]string{e.Command}, e.Args...)) }
+// String is the entry as a shell would run it, or a URL entry's URL and header, the token masked.
+func (e Entry) String() string {
+	if e.URL != "" {
+		return e.URL + " with Authorization: Bearer " + Mask
+	}
+	return shellJoin(append([]string{e.Command}, e.Args...))
+}
 
 // Options are the choices a person makes for a registration.
 type Options struct {
@@ -34,11 +44,20 @@ type Options struct {
 	Accounts []string // --account for postern mcp
 	Config   string   // postern's configuration file, absolute
 	Binary   string   // postern to run, absolute
+	// HTTP is the URL of a postern mcp --http to register instead of a program ("" for none).
+	HTTP string
+	// Token is the HTTP bearer token: written into a URL entry, and masked in everything
+	// shown whenever it is set (other entries of a file may hold it too). TokenFile is where it
+	// is kept, for the commands shown and doctor's sentences.
+	Token, TokenFile string
 }
 
 // Want is the entry these options ask for: postern mcp with absolute paths
 // and the chosen flags, in a fixed order.
 func (o *Options) Want() Entry {
+	if o.HTTP != "" {
+		return Entry{URL: o.HTTP, Token: o.Token}
+	}
 	args := []string{"mcp", "--config", o.Config}
 	if o.Scopes != "" {
 		args = append(args, "--scopes", o.Scopes)
@@ -52,6 +71,9 @@ func (o *Options) Want() Entry {
 // entryValue is the JSON an entry takes in a host's file, by shape, with its
 // keys in the order people write them.
 func entryValue(shape string, e Entry) any {
+	if u, ok := strings.CutPrefix(shape, "url:"); ok {
+		return urlValue(u, e)
+	}
 	args := e.Args
 	if args == nil {
 		args = []string{}
@@ -92,6 +114,9 @@ func entryJSON(shape string, e Entry) []byte {
 
 // parseEntry reads an entry of shape back from its JSON.
 func parseEntry(shape string, raw []byte) (Entry, error) {
+	if e, ok := parseURLEntry(raw); ok {
+		return e, nil
+	}
 	var v struct {
 		Command json.RawMessage `json:"command"`
 		Args    []string        `json:"args"`

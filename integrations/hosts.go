@@ -2,7 +2,9 @@
 // registration and removes it: the hosts come from catalog/hosts.yaml
 // (generated.Hosts). A cli host is driven through its own command line; a
 // file host has its configuration file edited in place with
-// integrations/fileedit; a snippet host gets a block of JSON printed.
+// integrations/fileedit; a snippet host gets a block of JSON printed. A URL entry (setup
+// --http) points a host at a running postern mcp --http with its bearer token, which this
+// package writes where the host reads it and must never show (http.go).
 package integrations
 
 import (

@@ -546,3 +546,173 @@ func TestOptionsFromEntry(t *testing.T) {
 		t.Fatalf("want %v", w.Args)
 	}
 }
+
+// urlHosts are the file hosts with a URL entry, from the catalog.
+func urlHosts() []string {
+	var out []string
+	for _, h := range Hosts() {
+		if h.Kind == "file" && h.HTTP != nil {
+			out = append(out, h.ID)
+		}
+	}
+	return out
+}
+
+// TestFileHostsHTTP: for each file host with a URL entry, setup --http on a file holding other
+// servers writes exactly the URL entry (golden ID.http.after), the file's mode kept; doctor
+// passes; a hand edit of the URL and a new token each fail doctor with repair as the fix;
+// repair (setup again) passes; remove gives back the original bytes; the token is in no line
+// Describe shows.
+func TestFileHostsHTTP(t *testing.T) {
+	const token = "tok-0123456789abcdefghijklmnopqrstuvwxyzABCDEF"
+	fix := func(id string) string { return "postern integrations repair " + id }
+	for _, id := range urlHosts() {
+		t.Run(id, func(t *testing.T) {
+			h, e := mustHost(t, id), testEnv(t)
+			o := testOptions(e, "/opt/postern/bin/postern")
+			o.Config = "/home/me/.config/postern/config.toml"
+			o.HTTP, o.Token, o.TokenFile = "http://127.0.0.1:1/mcp", token, "/home/me/.config/postern/http-token"
+			before := filepath.Join("testdata/hosts", id+".before")
+			orig, _ := os.ReadFile(before)
+			path := install(t, h, e, before)
+			state := filepath.Join(e.Home, "state.json")
+
+			p, err := PlanSetup(h, e, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shown bytes.Buffer
+			p.Describe(&shown)
+			if strings.Contains(shown.String(), token) || !strings.Contains(shown.String(), "Bearer "+Mask) {
+				t.Fatalf("the plan shows:\n%s", shown.String())
+			}
+			apply(t, p, state)
+			got, _ := os.ReadFile(path)
+			golden := filepath.Join("testdata/hosts", id+".http.after")
+			if *update {
+				os.WriteFile(golden, got, 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v; run go test ./integrations -update", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("after setup --http:\n%s\nwant (%s):\n%s", got, golden, want)
+			}
+			if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+				t.Errorf("mode %v, want the file's own 0640", st.Mode().Perm())
+			}
+			cur, _, ok, _, err := h.Registered(e, "user", DefaultName)
+			if err != nil || !ok || !cur.Equal(o.Want()) {
+				t.Fatalf("registered %+v ok=%v err=%v, want %+v", cur, ok, err, o.Want())
+			}
+			rec := NewRecord(h, o, "", "", time.Now())
+			if r := Doctor(context.Background(), h, e, o, &rec, true, fix); !r.OK {
+				t.Fatalf("doctor after setup: %+v", r.Checks)
+			}
+			if p, _ := PlanSetup(h, e, o); !p.Current {
+				t.Fatalf("a second setup --http: %+v", p)
+			}
+
+			// A new token (the file replaced): doctor says so, and repair puts it in.
+			newer := *o
+			newer.Token = "new-" + token
+			r := Doctor(context.Background(), h, e, &newer, &rec, true, fix)
+			if r.OK || r.Fix != fix(id) || !strings.Contains(fmt.Sprint(r.Checks), "the token changed") {
+				t.Fatalf("doctor after a new token: %+v", r)
+			}
+			for _, c := range r.Checks {
+				if strings.Contains(c.Detail, "new-"+token) || strings.Contains(c.Detail, token) {
+					t.Fatalf("doctor shows the token: %s", c.Detail)
+				}
+			}
+			apply(t, mustPlan(t, h, e, &newer), state)
+			if r := Doctor(context.Background(), h, e, &newer, &rec, true, fix); !r.OK {
+				t.Fatalf("doctor after repair: %+v", r.Checks)
+			}
+
+			// A hand edit of the URL.
+			b, _ := os.ReadFile(path)
+			os.WriteFile(path, bytes.Replace(b, []byte("127.0.0.1:1/mcp"), []byte("127.0.0.1:2/mcp"), 1), 0o640)
+			if r := Doctor(context.Background(), h, e, &newer, &rec, true, fix); r.OK || r.Fix != fix(id) || !strings.Contains(fmt.Sprint(r.Checks), "instead of http://127.0.0.1:1/mcp") {
+				t.Fatalf("doctor after a hand edit: %+v", r)
+			}
+			apply(t, mustPlan(t, h, e, &newer), state)
+			if r := Doctor(context.Background(), h, e, &newer, &rec, true, fix); !r.OK {
+				t.Fatalf("doctor after repair: %+v", r.Checks)
+			}
+
+			p, err = PlanRemove(h, e, &newer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			apply(t, p, state)
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, orig) {
+				t.Fatalf("after remove:\n%s\nwant the original:\n%s", after, orig)
+			}
+		})
+	}
+}
+
+func mustPlan(t *testing.T, h *Host, e *Env, o *Options) *Plan {
+	t.Helper()
+	p, err := PlanSetup(h, e, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHTTPRefusals: a host with no URL entry is refused in one sentence naming those that take
+// one; a URL beyond this machine (or not the server's) is refused.
+func TestHTTPRefusals(t *testing.T) {
+	var takers []string
+	for _, h := range Hosts() {
+		if h.HTTP != nil {
+			takers = append(takers, h.ID)
+		}
+	}
+	for _, h := range Hosts() {
+		if h.HTTP != nil {
+			continue
+		}
+		e := testEnv(t)
+		o := testOptions(e, "/usr/local/bin/postern")
+		o.HTTP, o.Token = "http://127.0.0.1:8765/mcp", "x"
+		_, err := PlanSetup(h, e, o)
+		if err == nil || strings.Count(err.Error(), ". ") > 0 || !strings.Contains(err.Error(), strings.Join(takers, ", ")) || !strings.HasPrefix(err.Error(), h.Name+" takes no --http URL") {
+			t.Errorf("%s with --http: %v", h.ID, err)
+		}
+	}
+	for _, u := range []string{"http://127.0.0.1:8765/mcp", "https://localhost:8443/mcp", "http://[::1]:8765/mcp"} {
+		if err := CheckURL(u); err != nil {
+			t.Errorf("%s refused: %v", u, err)
+		}
+	}
+	for _, u := range []string{"http://example.com:8765/mcp", "http://10.0.0.2:8765/mcp", "ftp://127.0.0.1:21/mcp", "http://127.0.0.1/mcp", "http://127.0.0.1:8765", "http://me:pw@127.0.0.1:8765/mcp", "127.0.0.1:8765"} {
+		if err := CheckURL(u); err == nil {
+			t.Errorf("%s taken", u)
+		}
+	}
+}
+
+// TestCLIHostHTTPPlan: a cli host's URL command passes the header as one word, and is shown
+// with $(cat TOKEN-FILE) in the token's place, never the token.
+func TestCLIHostHTTPPlan(t *testing.T) {
+	h, e := mustHost(t, "claude-code"), testEnv(t)
+	o := testOptions(e, "/usr/local/bin/postern")
+	o.HTTP, o.Token, o.TokenFile = "http://127.0.0.1:8765/mcp", "sekrit-token-value-0123456789", "/home/me/.config/postern/http-token"
+	p, err := PlanSetup(h, e, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"claude", "mcp", "add", "--scope", "user", "--transport", "http", "postern", o.HTTP, "--header", "Authorization: Bearer " + o.Token}
+	if fmt.Sprint(p.Steps[len(p.Steps)-1].Run) != fmt.Sprint(want) {
+		t.Fatalf("add command %q\nwant %q", p.Steps[len(p.Steps)-1].Run, want)
+	}
+	var out bytes.Buffer
+	p.Describe(&out)
+	if strings.Contains(out.String(), o.Token) || !strings.Contains(out.String(), `"Authorization: Bearer $(cat /home/me/.config/postern/http-token)"`) {
+		t.Fatalf("described as:\n%s", out.String())
+	}
+}

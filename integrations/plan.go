@@ -35,7 +35,16 @@ type Plan struct {
 	Manual  bool   // the host's command is not on PATH: the steps are printed, not run
 	Note    string // one sentence for the person
 	Steps   []Step
+	// Secret is the HTTP bearer token, never shown: Describe, Apply and planJSON put Mask (or,
+	// in a command, $(cat SecretFile)) in its place.
+	Secret, SecretFile string
 }
+
+// Mask is s with the plan's secret masked.
+func (p *Plan) Mask(s string) string { return mask(s, p.Secret) }
+
+// Command is a step's command as shown: quoted for a shell, the secret read from its file.
+func (p *Plan) Command(argv []string) string { return shellJoinSecret(argv, p.Secret, p.SecretFile) }
 
 // Registered reads the host's entry named name, if the host's file can be
 // read: ok is false when there is none; known is false when postern cannot
@@ -87,13 +96,21 @@ func PlanSetup(h *Host, e *Env, o *Options) (*Plan, error) {
 	if err := checkScope(h, o); err != nil {
 		return nil, err
 	}
+	if o.HTTP != "" {
+		if err := h.TakesURL(); err != nil {
+			return nil, err
+		}
+	}
 	want := o.Want()
-	p := &Plan{Host: h, Action: "setup"}
+	p := &Plan{Host: h, Action: "setup", Secret: o.Token, SecretFile: o.TokenFile}
 	switch h.Kind {
 	case "snippet":
-		b, _ := json.MarshalIndent(map[string]any{h.Key: map[string]any{o.Name: entryValue(h.Entry, want)}}, "", "  ")
+		b, _ := json.MarshalIndent(map[string]any{h.Key: map[string]any{o.Name: entryValue(h.shape(want), want)}}, "", "  ")
 		p.Steps = []Step{{Print: string(b) + "\n"}}
 		p.Note = "Paste this into the host's configuration, merging it with any servers already there."
+		if want.URL != "" {
+			p.Note = "Paste this into the host's configuration, merging it with any servers already there, with " + Mask + " replaced by the token in " + o.TokenFile + " (it is not printed)."
+		}
 		return p, nil
 	case "file":
 		path, doc, err := h.openFile(e, o.Scope, "setup")
@@ -102,17 +119,20 @@ func PlanSetup(h *Host, e *Env, o *Options) (*Plan, error) {
 		}
 		p.Path = path
 		keys := append(strings.Split(h.Key, "."), o.Name)
-		if raw, ok := doc.Get(keys...); ok && sameJSON(raw, entryJSON(h.Entry, want)) {
+		if raw, ok := doc.Get(keys...); ok && sameJSON(raw, entryJSON(h.shape(want), want)) {
 			p.Current = true
 			p.Note = h.Name + ": postern is already registered and current in " + path + "."
 			return p, nil
 		}
-		out, err := doc.Set(entryJSON(h.Entry, want), keys...)
+		out, err := doc.Set(entryJSON(h.shape(want), want), keys...)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 		p.Steps = []Step{{Write: path, Data: out}}
 		p.Note = "Restart " + h.Name + " for it to start postern."
+		if want.URL != "" {
+			p.Note = "Restart " + h.Name + " for it to reach postern at " + want.URL + ", where postern mcp --http must be running."
+		}
 		return p, nil
 	}
 	// A host with a command line of its own.
@@ -125,7 +145,11 @@ func PlanSetup(h *Host, e *Env, o *Options) (*Plan, error) {
 	if ok || !known {
 		p.Steps = append(p.Steps, Step{Run: h.command(h.CLI.Remove, o, want)})
 	}
-	p.Steps = append(p.Steps, Step{Run: h.command(h.CLI.Add, o, want)})
+	add := h.CLI.Add
+	if want.URL != "" {
+		add = h.HTTP.Add
+	}
+	p.Steps = append(p.Steps, Step{Run: h.command(add, o, want)})
 	p.Manual = !h.onPath(e)
 	if p.Manual {
 		p.Note = h.Executables[0] + " is not on PATH: run these commands where it is."
@@ -138,7 +162,7 @@ func PlanRemove(h *Host, e *Env, o *Options) (*Plan, error) {
 	if err := checkScope(h, o); err != nil {
 		return nil, err
 	}
-	p := &Plan{Host: h, Action: "remove"}
+	p := &Plan{Host: h, Action: "remove", Secret: o.Token, SecretFile: o.TokenFile}
 	switch h.Kind {
 	case "snippet":
 		p.Current = true
@@ -215,9 +239,12 @@ func (h *Host) command(line string, o *Options, want Entry) []string {
 			out = append(out, want.Args...)
 		case "{command}":
 			out = append(out, want.Command)
+		case "{header}":
+			out = append(out, want.header())
 		default:
 			w = strings.ReplaceAll(w, "{name}", o.Name)
 			w = strings.ReplaceAll(w, "{scope}", o.Scope)
+			w = strings.ReplaceAll(w, "{url}", want.URL)
 			out = append(out, w)
 		}
 	}
@@ -247,26 +274,26 @@ func sameJSON(a, b []byte) bool {
 func (p *Plan) Describe(w io.Writer) {
 	fmt.Fprintf(w, "%s %s:\n", p.Action, termsafe.Line(p.Host.ID))
 	if p.Current {
-		fmt.Fprintf(w, "  %s\n", termsafe.Line(p.Note))
+		fmt.Fprintf(w, "  %s\n", termsafe.Line(p.Mask(p.Note)))
 		return
 	}
 	for _, s := range p.Steps {
 		switch {
 		case s.Run != nil:
-			fmt.Fprintf(w, "  run: %s\n", shellJoin(s.Run))
+			fmt.Fprintf(w, "  run: %s\n", p.Command(s.Run))
 		case s.Write != "":
 			fmt.Fprintf(w, "  write %s:\n", termsafe.Line(s.Write))
-			for _, l := range strings.SplitAfter(string(s.Data), "\n") {
+			for _, l := range strings.SplitAfter(p.Mask(string(s.Data)), "\n") {
 				if l != "" {
 					fmt.Fprintf(w, "    %s\n", termsafe.Text(strings.TrimRight(l, "\r\n")))
 				}
 			}
 		case s.Print != "":
-			fmt.Fprint(w, termsafe.Text(s.Print))
+			fmt.Fprint(w, termsafe.Text(p.Mask(s.Print)))
 		}
 	}
 	if p.Note != "" {
-		fmt.Fprintf(w, "  %s\n", termsafe.Line(p.Note))
+		fmt.Fprintf(w, "  %s\n", termsafe.Line(p.Mask(p.Note)))
 	}
 }
 
@@ -283,13 +310,13 @@ func Apply(ctx context.Context, p *Plan, stateFile string, out io.Writer) error 
 	for i, s := range p.Steps {
 		switch {
 		case s.Run != nil:
-			if err := run(ctx, s.Run); err != nil {
+			if err := run(ctx, s.Run, p.Command); err != nil {
 				if p.Action == "setup" && i == 0 && len(p.Steps) > 1 {
 					continue // no old entry to remove
 				}
-				return err
+				return errors.New(p.Mask(err.Error()))
 			}
-			fmt.Fprintf(out, "%s: ran %s\n", termsafe.Line(p.Host.ID), shellJoin(s.Run))
+			fmt.Fprintf(out, "%s: ran %s\n", termsafe.Line(p.Host.ID), p.Command(s.Run))
 		case s.Write != "":
 			changed, backup, err := fileedit.WriteFile(s.Write, s.Data, 0o600, stateFile)
 			if err != nil {
@@ -303,17 +330,17 @@ func Apply(ctx context.Context, p *Plan, stateFile string, out io.Writer) error 
 				fmt.Fprintln(out, termsafe.Line(msg))
 			}
 		case s.Print != "":
-			fmt.Fprint(out, termsafe.Text(s.Print))
+			fmt.Fprint(out, termsafe.Text(p.Mask(s.Print)))
 		}
 	}
 	if p.Note != "" && p.Action == "setup" {
-		fmt.Fprintln(out, termsafe.Line(p.Note))
+		fmt.Fprintln(out, termsafe.Line(p.Mask(p.Note)))
 	}
 	return nil
 }
 
-// run runs argv with a minute's limit, its input closed.
-func run(ctx context.Context, argv []string) error {
+// run runs argv with a minute's limit, its input closed; show is how argv is named in errors.
+func run(ctx context.Context, argv []string, show func([]string) string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -325,9 +352,9 @@ func run(ctx context.Context, argv []string) error {
 			msg = msg[:600] + "…"
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("%s did not finish within a minute; run it by hand to see why", shellJoin(argv))
+			return fmt.Errorf("%s did not finish within a minute; run it by hand to see why", show(argv))
 		}
-		return fmt.Errorf("%s failed (%v): %s", shellJoin(argv), err, msg)
+		return fmt.Errorf("%s failed (%v): %s", show(argv), err, msg)
 	}
 	return nil
 }

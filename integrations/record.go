@@ -25,6 +25,7 @@ type Record struct {
 	Accounts []string  `json:"accounts,omitempty"`
 	Config   string    `json:"config,omitempty"`
 	Binary   string    `json:"binary,omitempty"`
+	HTTP     string    `json:"http,omitempty"` // the URL of a URL entry (never its token)
 	At       time.Time `json:"at"`
 }
 
@@ -52,7 +53,11 @@ func LoadRecords(path string) ([]Record, error) {
 // NewRecord is the record of a setup of h with o; preset is "" for a grant given with --scopes
 // (or none). project is the project folder, kept only for scope project.
 func NewRecord(h *Host, o *Options, preset, project string, at time.Time) Record {
-	r := Record{Host: h.ID, Scope: o.Scope, Name: o.Name, Preset: preset, Accounts: o.Accounts, Config: o.Config, Binary: o.Binary, At: at.UTC()}
+	r := Record{Host: h.ID, Scope: o.Scope, Name: o.Name, Preset: preset, Accounts: o.Accounts, Config: o.Config, Binary: o.Binary, HTTP: o.HTTP, At: at.UTC()}
+	if o.HTTP != "" { // a URL entry runs nothing: the grant is the server's
+		r.Binary, r.Preset, r.Accounts = "", "", nil
+		return r
+	}
 	if o.Scopes != "" {
 		r.Scopes = strings.Split(o.Scopes, ",")
 	}
@@ -64,7 +69,7 @@ func NewRecord(h *Host, o *Options, preset, project string, at time.Time) Record
 
 // Options are the choices the record holds, as setup takes them.
 func (r Record) Options() *Options {
-	return &Options{Name: r.Name, Scope: r.Scope, Scopes: strings.Join(r.Scopes, ","), Accounts: r.Accounts, Config: r.Config, Binary: r.Binary}
+	return &Options{Name: r.Name, Scope: r.Scope, Scopes: strings.Join(r.Scopes, ","), Accounts: r.Accounts, Config: r.Config, Binary: r.Binary, HTTP: r.HTTP}
 }
 
 // Is reports whether r is the registration of host id under scope and name, in project when
@@ -95,7 +100,7 @@ func PutRecord(path string, rec Record) error {
 func (r Record) same(o Record) bool {
 	r.At, o.At = time.Time{}, time.Time{}
 	return r.Host == o.Host && r.Scope == o.Scope && r.Project == o.Project && r.Name == o.Name && r.Preset == o.Preset &&
-		slices.Equal(r.Scopes, o.Scopes) && slices.Equal(r.Accounts, o.Accounts) && r.Config == o.Config && r.Binary == o.Binary
+		slices.Equal(r.Scopes, o.Scopes) && slices.Equal(r.Accounts, o.Accounts) && r.Config == o.Config && r.Binary == o.Binary && r.HTTP == o.HTTP
 }
 
 // DropRecord takes the record of a registration out of the file at path; none is no error.
@@ -171,7 +176,7 @@ func sortRecords(rs []Record) {
 // binary from base.
 func OptionsFromEntry(e Entry, base *Options) *Options {
 	o := *base
-	o.Scopes, o.Accounts = "", nil
+	o.Scopes, o.Accounts, o.HTTP = "", nil, e.URL
 	for i := 0; i+1 < len(e.Args); i++ {
 		switch e.Args[i] {
 		case "--scopes":
@@ -204,6 +209,9 @@ func (o *Options) Grant() string {
 
 // Describe says what the record asked for: the preset and scopes, and the accounts.
 func (r Record) Describe() string {
+	if r.HTTP != "" {
+		return "the server at " + r.HTTP + " (its grant is the one postern mcp --http was started with)"
+	}
 	s := r.Options().Grant()
 	if r.Preset != "" {
 		s = "preset " + r.Preset + " (" + s + ")"

@@ -36,7 +36,7 @@ var integrationExits = []struct {
 }{
 	{0, "What was asked is done: registered, removed, checked and passing, a snippet or plan printed, a dry run shown; or there was nothing to do."},
 	{1, "Not done: the person said no at the prompt (or there was no `--yes` and no terminal to ask), the host's command is not on PATH (the commands to run are printed), a host command failed, or doctor found a problem."},
-	{2, "The command line is wrong: an unknown host, verb, preset or flag, a missing host, or `--preset` with `--scopes`."},
+	{2, "The command line is wrong: an unknown host, verb, preset or flag, a missing host, `--preset` with `--scopes`, or `--http` with a host that takes no URL, a URL not on this machine, or a grant flag."},
 }
 
 func exitsHelp() string {
@@ -113,6 +113,7 @@ type intFlags struct {
 	scope, name         string
 	config, binary      string
 	dryRun, yes, asJSON bool
+	http                string // setup and plan: the URL of a running postern mcp --http
 }
 
 // intRun is one run of an integrations verb: the machine, the flags, the records.
@@ -341,6 +342,9 @@ func shellWord(s string) string {
 // agentSees says what the agent will see under o: the preset's line, or the tools the
 // grant lists and the scopes in it that have no tool yet.
 func agentSees(o *integrations.Options, preset string) []string {
+	if o.HTTP != "" {
+		return httpSees(o)
+	}
 	var lines []string
 	var g dispatch.Grant
 	what := ""
@@ -532,8 +536,9 @@ type hostRow struct {
 	Scope      string   `json:"scope"` // user or project
 	Recorded   bool     `json:"recorded"`
 	Preset     string   `json:"preset,omitempty"`
-	Scopes     []string `json:"scopes"`   // what the entry passes; empty: none (the configuration decides)
-	Accounts   []string `json:"accounts"` // empty: every account
+	Scopes     []string `json:"scopes"`         // what the entry passes; empty: none (the configuration decides)
+	Accounts   []string `json:"accounts"`       // empty: every account
+	HTTP       string   `json:"http,omitempty"` // a URL entry's URL: the grant is that server's
 }
 
 func (r *intRun) list(onlyFound bool) error {
@@ -557,7 +562,12 @@ func (r *intRun) list(onlyFound bool) error {
 			case reg:
 				o = integrations.OptionsFromEntry(cur, t.o)
 			}
-			if t.rec != nil || reg {
+			if cur.URL != "" || t.rec != nil && t.rec.HTTP != "" {
+				row.HTTP = cur.URL
+				if row.HTTP == "" {
+					row.HTTP = t.rec.HTTP
+				}
+			} else if t.rec != nil || reg {
 				if o.Scopes != "" {
 					row.Scopes = strings.Split(o.Scopes, ",")
 				}
@@ -578,7 +588,9 @@ func (r *intRun) list(onlyFound bool) error {
 	yn := map[bool]string{true: "yes", false: "no"}
 	for _, row := range rows {
 		scopes, accts := "-", "-"
-		if row.Registered || row.Recorded {
+		if row.HTTP != "" {
+			scopes = "the server's at " + row.HTTP
+		} else if row.Registered || row.Recorded {
 			scopes = strings.Join(row.Scopes, ",")
 			if scopes == "" {
 				scopes = "from the configuration"
@@ -621,6 +633,7 @@ func newIntPlanCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	addConfig(c, f)
 	c.Flags().StringVar(&f.binary, "binary", "", "the postern the entry runs (default: this one, by a path that survives upgrades)")
 	c.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	addHTTPFlag(c, f)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		r, hs, err := f.openHosts(cmd, stdin, stdout, args)
 		if err != nil {
@@ -628,12 +641,20 @@ func newIntPlanCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		}
 		o := r.base()
 		o.Accounts = f.accounts
+		if err := r.httpOptions(o, hs, false); err != nil {
+			return err
+		}
 		preset, err := r.grant(o)
 		if err != nil {
 			return err
 		}
-		if o.Binary, err = r.binary(); err != nil {
-			return err
+		if o.HTTP == "" {
+			if err := r.token(o, false); err != nil { // masked wherever another entry holds it
+				return err
+			}
+			if o.Binary, err = r.binary(); err != nil {
+				return err
+			}
 		}
 		p, err := integrations.PlanSetup(hs[0], r.env, o)
 		if err != nil {
@@ -665,7 +686,8 @@ is how to change it.
 ` + strings.TrimSuffix(presetsHelp(), "\n")),
 		Example: `  postern integrations setup claude-desktop --preset ` + generated.PresetReader + `
   postern integrations setup claude-code codex --scopes ` + generated.ScopeRead + "," + generated.ScopeReadBodies + ` --yes
-  postern integrations setup json --preset ` + generated.PresetMetadata + `     prints a snippet to paste`,
+  postern integrations setup json --preset ` + generated.PresetMetadata + `     prints a snippet to paste
+  postern integrations setup cursor --http http://127.0.0.1:8765/mcp   reach a running postern mcp --http`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("%s needs a host (hosts: %s); %s", cmd.CommandPath(), strings.Join(integrations.IDs(), ", "), helpHint(cmd))
@@ -680,6 +702,7 @@ is how to change it.
 	c.Flags().StringVar(&f.binary, "binary", "", "the postern the entry runs (default: this one, by a path that survives upgrades)")
 	addChange(c, f)
 	c.Flags().BoolVar(&f.asJSON, "json", false, "with --dry-run, print the plans as JSON")
+	addHTTPFlag(c, f)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		r, hs, err := f.openHosts(cmd, stdin, stdout, args)
 		if err != nil {
@@ -687,14 +710,22 @@ is how to change it.
 		}
 		o := r.base()
 		o.Accounts = f.accounts
+		if err := r.httpOptions(o, hs, !f.dryRun); err != nil {
+			return err
+		}
 		preset, err := r.grant(o)
 		if err != nil {
 			return err
 		}
-		if o.Binary, err = r.binary(); err != nil {
-			return err
+		if o.HTTP == "" {
+			if err := r.token(o, false); err != nil { // masked wherever another entry holds it
+				return err
+			}
+			if o.Binary, err = r.binary(); err != nil {
+				return err
+			}
 		}
-		if f.preset == "" && f.scopes == "" && !f.yes && !f.dryRun && stdinIsTerminal() {
+		if f.http == "" && f.preset == "" && f.scopes == "" && !f.yes && !f.dryRun && stdinIsTerminal() {
 			def := generated.DefaultPreset
 			for _, t := range r.targets(hs[0]) {
 				if t.rec != nil && t.rec.Preset != "" {
@@ -850,7 +881,10 @@ postern) is checked against its own flags, and doctor says so.`),
 		for _, h := range hs {
 			for _, t := range r.targets(h) {
 				o := t.o
-				if t.rec == nil || o.Binary == "" {
+				if err := r.token(o, false); err != nil {
+					return err
+				}
+				if o.HTTP == "" && (t.rec == nil || o.Binary == "") {
 					if o.Binary, err = r.binary(); err != nil {
 						return err
 					}
@@ -908,7 +942,10 @@ run setup again.`),
 			} else if cur, _, ok, _, _ := t.h.Registered(r.env, o.Scope, o.Name); ok {
 				o = integrations.OptionsFromEntry(cur, o)
 			}
-			if f.binary != "" || !executable(o.Binary) {
+			if err := r.token(o, o.HTTP != "" && !f.dryRun); err != nil { // a URL entry needs the token: made when it is gone
+				return err
+			}
+			if o.HTTP == "" && (f.binary != "" || !executable(o.Binary)) {
 				if o.Binary, err = r.binary(); err != nil {
 					return err
 				}
@@ -946,6 +983,9 @@ as it was, and a file host keeps a backup of its file.`),
 		}
 		var jobs []job
 		for _, t := range r.targets(hs[0]) {
+			if err := r.token(t.o, false); err != nil { // masked in the file shown
+				return err
+			}
 			jobs = append(jobs, job{t.h, t.o, ""})
 		}
 		return r.change("remove", jobs)
@@ -989,7 +1029,11 @@ type stepJSON struct {
 func planJSON(p *integrations.Plan, sees []string) any {
 	steps := []stepJSON{}
 	for _, s := range p.Steps {
-		steps = append(steps, stepJSON{Run: s.Run, Write: s.Write, Content: string(s.Data), Print: s.Print})
+		var run []string
+		for _, w := range s.Run { // the token is never shown, in JSON either
+			run = append(run, p.Mask(w))
+		}
+		steps = append(steps, stepJSON{Run: run, Write: s.Write, Content: p.Mask(string(s.Data)), Print: p.Mask(s.Print)})
 	}
 	m := map[string]any{"host": p.Host.ID, "action": p.Action, "path": p.Path, "current": p.Current, "manual": p.Manual, "note": p.Note, "steps": steps}
 	if sees != nil {

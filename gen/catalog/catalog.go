@@ -60,23 +60,33 @@ type HostCLI struct {
 	List   string `yaml:"list"`
 }
 
+// HostHTTP is the entry setup --http writes: its shape, a cli host's command adding it, and
+// where the shape was confirmed.
+type HostHTTP struct {
+	Entry  string `yaml:"entry"`
+	Add    string `yaml:"add"`
+	Source string `yaml:"source"`
+}
+
 // Host is an agent host postern can be registered with.
 type Host struct {
-	ID            string   `yaml:"id"`
-	Name          string   `yaml:"name"`
-	Kind          string   `yaml:"kind"`
-	Executables   []string `yaml:"executables"`
-	Detect        []string `yaml:"detect"`
-	Config        Paths    `yaml:"config"`
-	ProjectConfig string   `yaml:"project_config"`
-	Format        string   `yaml:"format"`
-	Key           string   `yaml:"key"`
-	Entry         string   `yaml:"entry"`
-	Scopes        []string `yaml:"scopes"`
-	CLI           *HostCLI `yaml:"cli"`
-	Verify        string   `yaml:"verify"`
-	Notes         string   `yaml:"notes"`
-	Pos           Pos      `yaml:"-"`
+	ID            string    `yaml:"id"`
+	Name          string    `yaml:"name"`
+	Kind          string    `yaml:"kind"`
+	Executables   []string  `yaml:"executables"`
+	Detect        []string  `yaml:"detect"`
+	Config        Paths     `yaml:"config"`
+	ProjectConfig string    `yaml:"project_config"`
+	Format        string    `yaml:"format"`
+	Key           string    `yaml:"key"`
+	Entry         string    `yaml:"entry"`
+	Scopes        []string  `yaml:"scopes"`
+	CLI           *HostCLI  `yaml:"cli"`
+	HTTP          *HostHTTP `yaml:"http"`
+	NoHTTP        string    `yaml:"no_http"`
+	Verify        string    `yaml:"verify"`
+	Notes         string    `yaml:"notes"`
+	Pos           Pos       `yaml:"-"`
 }
 
 // Server is what the server says about itself.

@@ -194,11 +194,60 @@ func lintHost(h *Host, add func(Pos, string, ...any)) {
 			add(h.Pos, "host %s is kind snippet: it has no cli and no config file", h.ID)
 		}
 	}
+	lintHostHTTP(h, add)
 	if (h.Format == "toml") != (h.Entry == "codex") {
 		add(h.Pos, "host %s: entry codex goes with format toml, and only it", h.ID)
 	}
 	if h.Kind == "file" && slices.Contains(h.Scopes, "project") && h.ProjectConfig == "" {
 		add(h.Pos, "host %s offers --scope project but has no project_config", h.ID)
+	}
+}
+
+// lintHostHTTP checks a host's URL entry: every host says whether it takes one (http) or why
+// not (no_http), never both; a cli host adds it with its own command, naming the server, the
+// URL and the header; a file or snippet host has no command for it.
+func lintHostHTTP(h *Host, add func(Pos, string, ...any)) {
+	switch {
+	case h.HTTP == nil && h.NoHTTP == "":
+		add(h.Pos, "host %s says neither http (the URL entry setup --http writes) nor no_http (why it takes none)", h.ID)
+		return
+	case h.HTTP != nil && h.NoHTTP != "":
+		add(h.Pos, "host %s has both http and no_http; keep the one that is true", h.ID)
+		return
+	case h.HTTP == nil:
+		if strings.HasSuffix(h.NoHTTP, ".") || strings.ToLower(h.NoHTTP[:1]) != h.NoHTTP[:1] {
+			add(h.Pos, "host %s: no_http is a clause setup --http quotes after \"%s takes no --http URL: \": no capital, no full stop", h.ID, h.Name)
+		}
+		return
+	}
+	if h.Format == "toml" {
+		add(h.Pos, "host %s: an http entry is written as JSON; a toml host says no_http", h.ID)
+	}
+	if h.Kind != "cli" {
+		if h.HTTP.Add != "" {
+			add(h.Pos, "host %s is kind %s: http add is used only by kind cli", h.ID, h.Kind)
+		}
+		return
+	}
+	line := h.HTTP.Add
+	if line == "" {
+		add(h.Pos, "host %s is kind cli: http needs add, the host's command adding a URL server", h.ID)
+		return
+	}
+	if f := strings.Fields(line); f[0] != h.Executables[0] {
+		add(h.Pos, "host %s: http add runs %q, not the host's command %q (executables[0])", h.ID, f[0], h.Executables[0])
+	}
+	for _, ph := range hostPlaceholderRE.FindAllString(line, -1) {
+		switch ph {
+		case "{name}", "{scope}", "{url}", "{header}":
+		default:
+			add(h.Pos, "host %s: http add uses %s; only {name}, {scope}, {url} and {header} are filled in", h.ID, ph)
+		}
+	}
+	for _, ph := range []string{"{name}", "{url}", "{header}"} {
+		if !strings.Contains(line, ph) {
+			add(h.Pos, "host %s: http add must pass %s", h.ID, ph)
+		}
 	}
 }
 
