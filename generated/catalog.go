@@ -4608,6 +4608,8 @@ type Agenda struct {
 	Problems []string `json:"problems,omitempty" post:"line"`
 	// Events the person's projects keep from agents, left out of this answer: every kept event of the range in the visible calendars, whatever the calendar asked for, so it says nothing of what they hold. Present only when some are kept.
 	LeftOut *int `json:"left_out,omitempty"`
+	// When the store last synced the accounts of these calendars, task lists or address books (RFC 3339, UTC): the oldest of their last syncs that did not fail. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // AttachmentInfo: An attachment.
@@ -4726,6 +4728,8 @@ type CalendarList struct {
 	Calendars []CalendarInfo `json:"calendars"`
 	// Calendars, task lists and address books the person's projects keep from agents, left out of this answer. Present only when some are kept.
 	LeftOut *int `json:"left_out,omitempty"`
+	// When the store last synced the accounts of these calendars, task lists or address books (RFC 3339, UTC): the oldest of their last syncs that did not fail. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // ContactDetail: One contact whole.
@@ -4752,6 +4756,8 @@ type ContactList struct {
 	Truncated *bool `json:"truncated,omitempty"`
 	// Contacts the person's projects keep from agents, left out of this answer: every kept contact of the address books searched, whatever the words, so it says nothing of what they hold. Present only when some are kept.
 	LeftOut *int `json:"left_out,omitempty"`
+	// When the store last synced the accounts of these calendars, task lists or address books (RFC 3339, UTC): the oldest of their last syncs that did not fail. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // ContactRow: A contact.
@@ -4932,6 +4938,8 @@ type FreeBusy struct {
 	Busy []BusyPeriod `json:"busy"`
 	// Events the person's projects keep from agents, which give no busy time here: every kept event of the range. Present only when some are kept.
 	LeftOut *int `json:"left_out,omitempty"`
+	// When the store last synced the accounts of these calendars, task lists or address books (RFC 3339, UTC): the oldest of their last syncs that did not fail. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // HeaderField: One header field.
@@ -5152,6 +5160,8 @@ type Now struct {
 	NextEvents []EventRow `json:"next_events"`
 	// Events of the coming 31 days the person's projects keep from agents, left out of next_events. Present only when some are kept.
 	LeftOut *int `json:"left_out,omitempty"`
+	// When the store last synced the accounts of these calendars, task lists or address books (RFC 3339, UTC): the oldest of their last syncs that did not fail. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // Prepared: What a prepare_commit tool would do, computed and checked but not done, with the token its _commit half needs.
@@ -5554,6 +5564,8 @@ type TaskList struct {
 	Truncated *bool `json:"truncated,omitempty"`
 	// Tasks the person's projects keep from agents, left out of this answer: every kept task of the visible task lists and calendars, whatever the state or list asked for, so it says nothing of what they hold. Present only when some are kept.
 	LeftOut *int `json:"left_out,omitempty"`
+	// When the store last synced the accounts of these calendars, task lists or address books (RFC 3339, UTC): the oldest of their last syncs that did not fail. Absent when one of them never synced.
+	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
 // TaskRow: A task.

@@ -427,6 +427,7 @@ func (s *Service) CalendarList(ctx context.Context, _ *generated.CalendarListArg
 		res.Calendars = append(res.Calendars, generated.CalendarInfo{Account: c.Account, Name: c.Name, Kind: c.Kind, Color: c.Color, TimeZone: c.TimeZone, Writable: c.Writable})
 	}
 	res.LeftOut = nonZero(left)
+	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	return res, nil
 }
 
@@ -461,6 +462,7 @@ func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generat
 		}
 	}
 	res.LeftOut = nonZero(kept)
+	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	for _, in := range ins {
 		if len(res.Events) == maxAgendaEvents {
 			res.Truncated = ptr(true)
@@ -621,6 +623,7 @@ func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFre
 		return nil, err
 	}
 	res.LeftOut = nonZero(kept)
+	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	type period struct{ start, end time.Time }
 	var ps []period
 	for _, in := range ins {
@@ -680,5 +683,6 @@ func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now
 		res.NextEvents = append(res.NextEvents, v.row(in.o, in.c, in.e))
 	}
 	res.LeftOut = nonZero(kept)
+	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	return res, nil
 }

@@ -122,6 +122,7 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 		return nil, err
 	}
 	res.LeftOut = nonZero(len(kept))
+	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	// Kept contacts may be among the matches: ask for as many more as there are.
 	objs, err := st.SearchContacts(ctx, ids(cs), a.Query, limit+1+len(kept))
 	if err != nil {

@@ -153,6 +153,7 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 		res.Tasks = append(res.Tasks, f.row)
 	}
 	res.LeftOut = nonZero(kept)
+	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	return res, nil
 }
 

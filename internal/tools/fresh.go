@@ -2,7 +2,10 @@ package tools
 
 import (
 	"context"
+	"sort"
 	"time"
+
+	"github.com/postern-mcp/postern/internal/store"
 )
 
 // syncedAt is the synced_at of an answer about the accounts named: when the store last caught
@@ -20,4 +23,18 @@ func (s *Service) syncedAt(ctx context.Context, accounts []string) string {
 		return ""
 	}
 	return at.Format(time.RFC3339)
+}
+
+// collectionsSyncedAt is syncedAt for the accounts of the collections an answer covers.
+func (s *Service) collectionsSyncedAt(ctx context.Context, cs []*store.Collection) string {
+	seen := map[string]bool{}
+	var accounts []string
+	for _, c := range cs {
+		if !seen[c.Account] {
+			seen[c.Account] = true
+			accounts = append(accounts, c.Account)
+		}
+	}
+	sort.Strings(accounts)
+	return s.syncedAt(ctx, accounts)
 }
