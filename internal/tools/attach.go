@@ -153,20 +153,11 @@ func (s *Service) MailAttachmentText(ctx context.Context, a *generated.MailAttac
 		return res, nil
 	}
 	text = mask.BodyOf(text, v)
-	if a.Offset > len(text) {
-		return nil, fmt.Errorf("offset %d is past the end of this attachment's text (%d bytes); start again at 0", a.Offset, len(text))
+	p, err := textPage(text, "attachment", a.Offset, a.MaxLength, cut)
+	if err != nil {
+		return nil, err
 	}
-	page, next := pageText(text, a.Offset, pageLength(a.MaxLength))
-	res.Text = page
-	if next < len(text) {
-		res.NextOffset = ptr(next)
-	}
-	if next < len(text) || a.Offset > 0 {
-		res.Length = ptr(len(text))
-	}
-	if next < len(text) || cut {
-		res.Truncated = ptr(true)
-	}
+	res.Text, res.NextOffset, res.Length, res.Truncated = p.text, p.next, p.length, p.truncated
 	return res, nil
 }
 

@@ -677,21 +677,42 @@ func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*gen
 		res.Text = "[postern withholds this message's text: " + r.Withheld + ". The person can read it in their mail program.]"
 		return res, nil
 	}
-	if a.Offset > len(b.Text) {
-		return nil, fmt.Errorf("offset %d is past the end of this message's text (%d bytes); start again at 0", a.Offset, len(b.Text))
+	p, err := textPage(b.Text, "message", a.Offset, a.MaxLength, b.Truncated)
+	if err != nil {
+		return nil, err
 	}
-	text, next := pageText(b.Text, a.Offset, pageLength(a.MaxLength))
-	res.Text = text
-	if next < len(b.Text) {
-		res.NextOffset = ptr(next)
-	}
-	if next < len(b.Text) || a.Offset > 0 {
-		res.Length = ptr(len(b.Text))
-	}
-	if next < len(b.Text) || b.Truncated {
-		res.Truncated = ptr(true)
-	}
+	res.Text, res.NextOffset, res.Length, res.Truncated = p.text, p.next, p.length, p.truncated
 	return res, nil
+}
+
+// textPart is one page of a text as the reading tools give it: the text, where the next page
+// starts (nil on the last), the whole length (when there are several pages), and whether the
+// whole text is not here.
+type textPart struct {
+	text      string
+	next      *int
+	length    *int
+	truncated *bool
+}
+
+// textPage is the page of text (of a message, a note, an attachment: what) from offset of at
+// most maxLength bytes (0: the default); cut says the stored text itself was cut short.
+func textPage(text, what string, offset, maxLength int, cut bool) (textPart, error) {
+	if offset > len(text) {
+		return textPart{}, fmt.Errorf("offset %d is past the end of this %s's text (%d bytes); start again at 0", offset, what, len(text))
+	}
+	t, next := pageText(text, offset, pageLength(maxLength))
+	p := textPart{text: t}
+	if next < len(text) {
+		p.next = ptr(next)
+	}
+	if next < len(text) || offset > 0 {
+		p.length = ptr(len(text))
+	}
+	if next < len(text) || cut {
+		p.truncated = ptr(true)
+	}
+	return p, nil
 }
 
 // pageLength is max_length as given, or its default, within MaxShowText.

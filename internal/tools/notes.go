@@ -367,20 +367,11 @@ func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*gen
 		res.Withheld = n.Withheld
 		return res, nil
 	}
-	if a.Offset > len(n.Text) {
-		return nil, fmt.Errorf("offset %d is past the end of this note's text (%d bytes); start again at 0", a.Offset, len(n.Text))
+	p, err := textPage(n.Text, "note", a.Offset, a.MaxLength, n.Truncated)
+	if err != nil {
+		return nil, err
 	}
-	text, next := pageText(n.Text, a.Offset, pageLength(a.MaxLength))
-	res.Text = text
-	if next < len(n.Text) {
-		res.NextOffset = ptr(next)
-	}
-	if next < len(n.Text) || a.Offset > 0 {
-		res.Length = ptr(len(n.Text))
-	}
-	if next < len(n.Text) || n.Truncated {
-		res.Truncated = ptr(true)
-	}
+	res.Text, res.NextOffset, res.Length, res.Truncated = p.text, p.next, p.length, p.truncated
 	return res, nil
 }
 
