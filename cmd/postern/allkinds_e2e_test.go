@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/corpus"
 	"github.com/postern-mcp/postern/internal/davtest"
 	"github.com/postern-mcp/postern/internal/imaptest"
@@ -425,39 +426,6 @@ func TestEveryAnswerEveryKind(t *testing.T) {
 		t.Logf("rules_push is not called: the test Dovecot has no ManageSieve (TestRulesPushPair checks it where Pigeonhole is installed)")
 	}
 
-	// First the MCP Inspector's CLI, one connection per call, for every call that changes
-	// nothing and needs no earlier answer (reads, dry runs, prepares): it lists the tools, so
-	// the SDK under it checks the answer against its outputSchema, and exits 1 when it does not
-	// validate.
-	inspected := 0
-	for _, st := range steps {
-		if !inspectable(st) {
-			continue
-		}
-		args := []string{filepath.Join(c.dir, inspector015), binary, "--method", "tools/call", "--tool-name", st.Name}
-		for k, v := range st.Arguments {
-			val, ok := v.(string)
-			if !ok {
-				b, _ := json.Marshal(v)
-				val = string(b)
-			}
-			args = append(args, "--tool-arg", k+"="+val)
-		}
-		args = append(args, "--", "mcp", "--config", h.cfg, "--scopes", allScopes())
-		r := runClient(t, c.dir, h.env, c.node20, args...)
-		if r.code != 0 {
-			t.Errorf("inspector: %s %v:%s", st.Name, st.Arguments, r)
-			continue
-		}
-		var res toolResult
-		decode(t, r.stdout, &res, r)
-		if res.IsError || res.StructuredContent == nil {
-			t.Errorf("inspector: %s %v: isError %v: %s", st.Name, st.Arguments, res.IsError, res.text())
-		}
-		inspected++
-	}
-	t.Logf("the inspector CLI checked %d answers", inspected)
-
 	b, _ := json.Marshal(steps)
 	plan := filepath.Join(t.TempDir(), "plan.json")
 	if err := os.WriteFile(plan, b, 0o600); err != nil {
@@ -504,6 +472,42 @@ func TestEveryAnswerEveryKind(t *testing.T) {
 	}
 	t.Logf("%d calls of %d tools on one connection, %d tools with every answer valid", len(out.Calls), len(called), len(validated))
 
+	// Then the MCP Inspector's CLI, one connection per call, calls each tool that only reads
+	// once more, over what the plan left: it lists the tools first, so the SDK under it checks
+	// the answer against its outputSchema, and exits 1 when it does not validate.
+	inspected := map[string]bool{}
+	for _, st := range steps {
+		if inspected[st.Name] || !inspectable(st) {
+			continue
+		}
+		inspected[st.Name] = true
+		args := []string{filepath.Join(c.dir, inspector015), binary, "--method", "tools/call", "--tool-name", st.Name}
+		for k, v := range st.Arguments {
+			val, ok := v.(string)
+			if !ok {
+				b, _ := json.Marshal(v)
+				val = string(b)
+			}
+			args = append(args, "--tool-arg", k+"="+val)
+		}
+		args = append(args, "--", "mcp", "--config", h.cfg, "--scopes", allScopes())
+		r := runClient(t, c.dir, h.env, c.node20, args...)
+		if r.code != 0 {
+			t.Errorf("inspector: %s %v:%s", st.Name, st.Arguments, r)
+			continue
+		}
+		var res toolResult
+		decode(t, r.stdout, &res, r)
+		if res.IsError || res.StructuredContent == nil {
+			t.Errorf("inspector: %s %v: isError %v: %s", st.Name, st.Arguments, res.IsError, res.text())
+			continue
+		}
+		if err := compile(t, schemas[st.Name]).Validate(anyJSON(res.StructuredContent)); err != nil {
+			t.Errorf("inspector: %s: structuredContent does not validate against its outputSchema: %v", st.Name, err)
+		}
+	}
+	t.Logf("the inspector CLI checked the answers of %d tools", len(inspected))
+
 	// The accounts of every kind are shown, with where a DAV account syncs from.
 	var kinds []string
 	for _, cl := range out.Calls {
@@ -548,13 +552,10 @@ func (c npmClients) planScript(t *testing.T) string {
 	return p
 }
 
-// inspectable says whether a call can run alone, on a connection of its own: it changes
-// nothing (a read, a dry run, a prepare) and takes nothing from an earlier answer.
+// inspectable says whether a call can run alone, on a connection of its own, after the plan:
+// it only reads, and takes nothing from an earlier answer.
 func inspectable(st planStep) bool {
 	b, _ := json.Marshal(st.Arguments)
 	spec := specOf(st.Name)
-	if spec == nil || strings.Contains(string(b), `"$ref"`) {
-		return false
-	}
-	return spec.Annotations.ReadOnly || st.Arguments["dry_run"] == true || spec.Phase == "prepare"
+	return spec != nil && spec.Phase == "" && spec.Effect == generated.EffectNone && !strings.Contains(string(b), `"$ref"`)
 }
