@@ -186,6 +186,8 @@ type model struct {
 	SchemaTypes []*typeView
 	Hosts       []*catalog.Host
 	Providers   []*providerView
+	// AccountKinds are the kinds of account the configuration accepts, in catalog order.
+	AccountKinds []*catalog.AccountKind
 	// Effects and Phases are the catalog's fixed vocabulary, with their constants.
 	Effects []wordView
 	Phases  []wordView
@@ -293,7 +295,7 @@ type presetView struct {
 }
 
 func newModel(c *catalog.Catalog) *model {
-	m := &model{Server: c.Server, Resources: c.Resources, Hosts: c.Hosts, Providers: newProviderViews(c.Providers)}
+	m := &model{Server: c.Server, Resources: c.Resources, Hosts: c.Hosts, Providers: newProviderViews(c.Providers), AccountKinds: c.AccountKinds}
 	for _, w := range catalog.FixedDocPages {
 		m.DocPages = append(m.DocPages, docPage{Name: w.Name, Title: w.Doc})
 	}

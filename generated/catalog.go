@@ -315,6 +315,23 @@ var Presets = []PresetSpec{
 // DefaultPreset is the preset an interactive setup offers first.
 const DefaultPreset = PresetReader
 
+// AccountKindSpec is one kind of account the configuration accepts (kind = "…" in config.toml).
+type AccountKindSpec struct {
+	Name string
+	// Description says in one line what an account of the kind is.
+	Description string
+}
+
+// AccountKinds is every kind of account, in catalog order: the enum of the kind of the
+// accounts that status and accounts answer. The runtime table of kinds (internal/source/kinds)
+// holds exactly these.
+var AccountKinds = []AccountKindSpec{
+	{Name: "caldav", Description: "Calendars, task lists and address books on a CalDAV/CardDAV server, synced; writes go back to the server."},
+	{Name: "ics", Description: "A folder of .ics files on this computer, imported read-only as one calendar."},
+	{Name: "imap", Description: "A mail account on an IMAP server, synced; drafts, moves and sends go through the server."},
+	{Name: "maildir", Description: "A Maildir folder on this computer, imported read-only."},
+}
+
 // AnnotationSpec holds the MCP tool hints.
 type AnnotationSpec struct {
 	ReadOnly    bool
@@ -1408,7 +1425,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolAccounts,
 		Title:         "Configured accounts",
-		Description:   "List the mail accounts this connection may see, with their kind and server. Never shows a password or how it is obtained.",
+		Description:   "List the accounts this connection may see (mail, calendars, tasks and contacts), with their kind and where they sync from. Never shows a password or how it is obtained.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -3234,7 +3251,7 @@ type Handlers interface {
 	TaskDelete(ctx context.Context, args *TaskDeleteArgs) (*Action, error)
 	// Status: Report postern's version, the protocol era of this connection, the scopes granted, and each configured account with its last sync.
 	Status(ctx context.Context, args *StatusArgs) (*StatusResult, error)
-	// Accounts: List the mail accounts this connection may see, with their kind and server. Never shows a password or how it is obtained.
+	// Accounts: List the accounts this connection may see (mail, calendars, tasks and contacts), with their kind and where they sync from. Never shows a password or how it is obtained.
 	Accounts(ctx context.Context, args *AccountsArgs) (*AccountsResult, error)
 	// Docs: Read a page of postern's documentation. Without a page, list the pages. The "guide" page explains how to use postern safely.
 	Docs(ctx context.Context, args *DocsArgs) (*DocsResult, error)
@@ -4490,20 +4507,24 @@ func newRulesPushCommitArgs() *RulesPushCommitArgs {
 	return &RulesPushCommitArgs{}
 }
 
-// Account: A configured mail account, without any secret.
+// Account: A configured account (mail, calendars, tasks or contacts), without any secret.
 type Account struct {
 	// The account's name.
 	Name string `json:"name" post:"line"`
-	// Where its mail comes from.
+	// What kind of account it is, which says where its mail, calendars, tasks or contacts come from.
 	Kind string `json:"kind" post:"line"`
 	// IMAP server as host:port.
 	Server string `json:"server,omitempty" post:"line"`
-	// The IMAP user name.
+	// The user name on the IMAP or CalDAV/CardDAV server.
 	User string `json:"user,omitempty" post:"line"`
 	// How the IMAP connection is secured.
 	TLS string `json:"tls,omitempty" post:"line"`
-	// The Maildir imported read-only.
+	// The folder imported read-only: a Maildir, or a folder of .ics files.
 	Path string `json:"path,omitempty" post:"line"`
+	// Where a CalDAV account finds its calendars and task lists: the URL configured, without any user name, query or fragment.
+	Caldav string `json:"caldav,omitempty" post:"line"`
+	// Where a CalDAV/CardDAV account finds its address books: the URL configured, without any user name, query or fragment.
+	Carddav string `json:"carddav,omitempty" post:"line"`
 	// When it last synced (RFC 3339, UTC); absent if never.
 	LastSync string `json:"last_sync,omitempty" post:"line"`
 	// Messages in the local store.
@@ -4514,7 +4535,7 @@ type Account struct {
 type AccountStatus struct {
 	// The account's name.
 	Name string `json:"name" post:"line"`
-	// Where its mail comes from.
+	// What kind of account it is, which says where its mail, calendars, tasks or contacts come from.
 	Kind string `json:"kind" post:"line"`
 	// When it last synced (RFC 3339, UTC); absent if never.
 	LastSync string `json:"last_sync,omitempty" post:"line"`

@@ -34,15 +34,17 @@ func (p Pos) String() string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
 
 // Catalog is the whole catalog, merged from every file.
 type Catalog struct {
-	Files     []string // the files read, sorted
-	Server    *Server
-	Scopes    []*Scope
-	Presets   []*Preset
-	Tools     []*Tool
-	Types     []*Type // sorted by name
-	Resources []*Resource
-	Hosts     []*Host
-	Providers []*Provider
+	Files   []string // the files read, sorted
+	Server  *Server
+	Scopes  []*Scope
+	Presets []*Preset
+	// AccountKinds are the kinds of account the configuration accepts, in catalog order.
+	AccountKinds []*AccountKind
+	Tools        []*Tool
+	Types        []*Type // sorted by name
+	Resources    []*Resource
+	Hosts        []*Host
+	Providers    []*Provider
 }
 
 // Paths is a path per operating system.
@@ -121,6 +123,17 @@ type Preset struct {
 	Default bool     `yaml:"default"`
 	Pos     Pos      `yaml:"-"`
 }
+
+// AccountKind is one kind of account (kind = "imap" in config.toml): a row of the runtime table
+// internal/source/kinds, which a test holds equal to the catalog's list.
+type AccountKind struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	Pos         Pos    `yaml:"-"`
+}
+
+// EnumAccountKinds is the enum_from value that takes a field's enum from account_kinds.
+const EnumAccountKinds = "account_kinds"
 
 // Annotations are the MCP hints of a tool.
 type Annotations struct {
@@ -216,7 +229,10 @@ type Field struct {
 	List        bool     `yaml:"list"`
 	Optional    bool     `yaml:"optional"`
 	Enum        []string `yaml:"enum"`
-	Format      string   `yaml:"format"`
+	// EnumFrom names a list the catalog declares whose names are the enum (account_kinds);
+	// after Load, Enum holds them.
+	EnumFrom string `yaml:"enum_from"`
+	Format   string `yaml:"format"`
 	// Example is a value of the field (any JSON value), shown on docs pages.
 	Example any `yaml:"example"`
 	// From is the type that declares the field: the type itself, or a base it extends.
@@ -259,6 +275,7 @@ type fileDoc struct {
 	Server    *Server          `yaml:"server"`
 	Scopes    []*Scope         `yaml:"scopes"`
 	Presets   []*Preset        `yaml:"presets"`
+	Kinds     []*AccountKind   `yaml:"account_kinds"`
 	Tools     []*Tool          `yaml:"tools"`
 	Types     map[string]*Type `yaml:"types"`
 	Resources []*Resource      `yaml:"resources"`
@@ -295,6 +312,7 @@ func Load(dir string) (*Catalog, error) {
 	}
 	if len(probs) == 0 {
 		probs = append(probs, c.expandExtends()...)
+		probs = append(probs, c.expandEnumFrom()...)
 		probs = append(probs, Lint(c)...)
 	}
 	if len(probs) > 0 {
@@ -389,6 +407,10 @@ func (c *Catalog) loadFile(path, rel string, sch *jsonschema.Schema) Problems {
 	for i, p := range fd.Presets {
 		p.Pos = Pos{rel, lineAt(doc, "presets", strconv.Itoa(i))}
 		c.Presets = append(c.Presets, p)
+	}
+	for i, k := range fd.Kinds {
+		k.Pos = Pos{rel, lineAt(doc, "account_kinds", strconv.Itoa(i))}
+		c.AccountKinds = append(c.AccountKinds, k)
 	}
 	for i, t := range fd.Tools {
 		t.Pos = Pos{rel, lineAt(doc, "tools", strconv.Itoa(i))}
@@ -571,4 +593,32 @@ func (c *Catalog) Type(name string) *Type {
 		}
 	}
 	return nil
+}
+
+// expandEnumFrom gives each field that declares enum_from the names of the list it names, in
+// catalog order, so that schemas and docs see a plain enum.
+func (c *Catalog) expandEnumFrom() Problems {
+	var probs Problems
+	for _, t := range c.Types {
+		for _, f := range t.Fields {
+			if f.EnumFrom == "" || f.From != t.Name {
+				continue
+			}
+			switch {
+			case len(f.Enum) > 0:
+				probs = append(probs, Problem{f.Pos, fmt.Sprintf("type %s, field %s: enum and enum_from both given; keep one", t.Name, f.Name)})
+				continue
+			case f.Type != "string":
+				probs = append(probs, Problem{f.Pos, fmt.Sprintf("type %s, field %s: enum_from only applies to string fields", t.Name, f.Name)})
+				continue
+			case len(c.AccountKinds) == 0:
+				probs = append(probs, Problem{f.Pos, fmt.Sprintf("type %s, field %s: enum_from %s, but the catalog declares no account_kinds", t.Name, f.Name, f.EnumFrom)})
+				continue
+			}
+			for _, k := range c.AccountKinds {
+				f.Enum = append(f.Enum, k.Name)
+			}
+		}
+	}
+	return probs
 }

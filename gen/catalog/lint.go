@@ -50,6 +50,15 @@ func Lint(c *Catalog) Problems {
 
 	lintPresets(c.Presets, scopes, add)
 
+	kinds := map[string]Pos{}
+	for _, k := range c.AccountKinds {
+		if prev, ok := kinds[k.Name]; ok {
+			add(k.Pos, "account kind %q is declared twice (also at %s)", k.Name, prev)
+			continue
+		}
+		kinds[k.Name] = k.Pos
+	}
+
 	types := map[string]*Type{}
 	for _, t := range c.Types {
 		if prev, ok := types[t.Name]; ok {

@@ -6,6 +6,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -182,7 +183,8 @@ func (s *Service) Accounts(ctx context.Context, _ *generated.AccountsArgs) (*gen
 	stats := s.syncStats(ctx)
 	res := &generated.AccountsResult{Accounts: []generated.Account{}}
 	for _, a := range accts {
-		row := generated.Account{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path}
+		row := generated.Account{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path,
+			Caldav: shownURL(a.CalDAV), Carddav: shownURL(a.CardDAV)}
 		if x, ok := stats[a.Name]; ok {
 			row.Messages = ptr(x.Messages)
 			if !x.LastSync.IsZero() {
@@ -192,6 +194,18 @@ func (s *Service) Accounts(ctx context.Context, _ *generated.AccountsArgs) (*gen
 		res.Accounts = append(res.Accounts, row)
 	}
 	return res, nil
+}
+
+// shownURL is a configured URL as an answer may show it: scheme, host and path only. A user
+// name, a query or a fragment may carry a secret (a token in a private link), so they are
+// dropped; what does not parse as a URL with a host is not shown at all.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if raw == "" || err != nil || u.Host == "" {
+		return ""
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }
 
 // Docs implements the docs tool.
