@@ -13,6 +13,7 @@ const (
 	HiddenCode     = "[code hidden]"
 	HiddenLink     = "[link hidden]"
 	HiddenPassword = "[password hidden]"
+	HiddenKey      = "[key hidden]" // a private key or an API token, wherever it stands
 
 	CardPrefix = "[card ending "
 	IBANPrefix = "[IBAN ending "

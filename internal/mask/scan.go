@@ -20,6 +20,7 @@ type scanner struct {
 
 	noLinkUntil     int
 	noCompoundUntil int
+	noTokenUntil    int
 	rules           ruleState // what the rules of context.go remember: secrets, sign-in words
 }
 
@@ -87,6 +88,21 @@ func (sc *scanner) word(i int) int {
 			return sc.mask(i, e, HiddenPassword)
 		}
 	}
+	if start, end := pemAt(s, i); end > 0 {
+		return sc.mask(start, end, HiddenKey)
+	}
+	if i >= sc.noTokenUntil {
+		if e := apiKeyAt(s, i); e > 0 {
+			return sc.mask(i, e, HiddenKey)
+		}
+		run := tokenRun(s, i)
+		if run-i >= 20 {
+			if e := longTokenAt(s, i); e > 0 {
+				return sc.mask(i, e, HiddenKey)
+			}
+		}
+		sc.noTokenUntil = run // no key starts inside a run that is none
+	}
 	if !sc.code {
 		sc.trackTo(i)
 	}
@@ -145,7 +161,7 @@ func (sc *scanner) word(i int) int {
 
 // markerLen returns the length of the marker m starts with, 0 if none.
 func markerLen(m string) int {
-	for _, f := range []string{HiddenCode, HiddenLink, HiddenPassword} {
+	for _, f := range []string{HiddenCode, HiddenLink, HiddenPassword, HiddenKey} {
 		if strings.HasPrefix(m, f) {
 			return len(f)
 		}
