@@ -49,6 +49,7 @@ type Verdict struct {
 	maskedSubject uint64 // the subject once masked, so that masking it again keeps it
 
 	secrets secretSet // a withheld message's passwords, as fingerprints, masked in every field
+	codes   codeSet   // a code message's codes, as fingerprints, masked in every field (known.go)
 }
 
 // String says what the verdict is without the fingerprints: "code", "withheld: REASON",
@@ -92,7 +93,22 @@ func Inspect(subject, text string) Verdict {
 	}
 	ms, _ := scanWith(subject, v.HasCode, v.secrets)
 	v.maskedSubject = fingerprint(ms)
+	if v.HasCode {
+		v.codes = codesOf(subject, text)
+	}
 	return v
+}
+
+// codesOf returns the codes the masks hide in the texts of a code message: the spans hidden as
+// codes that read as a code token (not a year, not a date), as fingerprints.
+func codesOf(texts ...string) codeSet {
+	var cs codeSet
+	for _, s := range texts {
+		v := newView(s)
+		sc := scanner{s: v.f, v: &v, code: true, record: &cs}
+		scanRun(&sc)
+	}
+	return cs
 }
 
 // Apply masks s, one field of the message v was made for, and returns the masked text and the
@@ -110,6 +126,9 @@ func Apply(s string, v Verdict) (string, int) {
 			return s, 0
 		}
 		return out, 1
+	}
+	if v.codes.n > 0 {
+		return scanKnown(s, v.HasCode, v.secrets, &v.codes)
 	}
 	return scanWith(s, v.HasCode, v.secrets)
 }

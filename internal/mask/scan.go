@@ -22,6 +22,7 @@ type scanner struct {
 	noCompoundUntil int
 	noTokenUntil    int
 	rules           ruleState // what the rules of context.go remember: secrets, sign-in words
+	record          *codeSet  // when set, the codes hidden are kept there (codesOf)
 }
 
 // scan masks s reading its folded view.
@@ -33,10 +34,37 @@ func scanWith(s string, code bool, secrets secretSet) (string, int) {
 	return scanView(&v, code, secrets)
 }
 
+// scanKnown is scanWith that first hides the codes of known wherever they stand.
+func scanKnown(s string, code bool, secrets secretSet, known *codeSet) (string, int) {
+	v := newView(s)
+	n := 0
+	if spans := known.spans(v.f); len(spans) > 0 {
+		sc := scanner{s: v.f, v: &v}
+		for _, sp := range spans {
+			sc.hide(sp[0], sp[1], HiddenCode)
+		}
+		sc.out.WriteString(s[sc.last:])
+		s, n = sc.out.String(), sc.n
+		v = newView(s)
+	}
+	m, k := scanView(&v, code, secrets)
+	return m, n + k
+}
+
 // scanView masks v.s reading v.f.
 func scanView(v *view, code bool, secrets secretSet) (string, int) {
-	s := v.f
-	sc := scanner{s: s, v: v, code: code, rules: ruleState{secrets: secrets}}
+	sc := scanner{s: v.f, v: v, code: code, rules: ruleState{secrets: secrets}}
+	scanRun(&sc)
+	if sc.n == 0 {
+		return v.s, 0
+	}
+	sc.out.WriteString(v.s[sc.last:])
+	return sc.out.String(), sc.n
+}
+
+// scanRun runs the scanner over its view.
+func scanRun(sc *scanner) {
+	s := sc.s
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == '[' {
@@ -55,11 +83,6 @@ func scanView(v *view, code bool, secrets secretSet) (string, int) {
 		}
 		i = sc.word(i)
 	}
-	if sc.n == 0 {
-		return v.s, 0
-	}
-	sc.out.WriteString(v.s[sc.last:])
-	return sc.out.String(), sc.n
 }
 
 // hide replaces the runes of the text that s[from:to] (the view) was folded from with marker.
@@ -145,18 +168,35 @@ func (sc *scanner) word(i int) int {
 				return c.end // "iso-8859-15", "windows-1252": a character set, no code
 			}
 			if c.isCode() {
+				sc.keep(i, c.end)
 				return sc.mask(i, c.end, HiddenCode)
 			}
 			sc.noCompoundUntil = c.end
 		}
 		if end, digits := numberCluster(s, i); end > i {
 			if digits >= 4 {
+				sc.keep(i, end)
 				return sc.mask(i, end, HiddenCode)
 			}
 			return end
 		}
 	}
 	return wordEnd(s, i)
+}
+
+// keep records the code s[from:to] when the scanner keeps codes and it reads as a code token
+// (not a year, a date or an amount).
+func (sc *scanner) keep(from, to int) {
+	if sc.record == nil || to-from > 64 {
+		return
+	}
+	n := normalize(sc.s[from:to])
+	if n == "" || !isAlnum(n[0]) {
+		return
+	}
+	if _, ok := tokenAt(n, 0); ok {
+		sc.record.add(sc.s[from:to])
+	}
 }
 
 // markerLen returns the length of the marker m starts with, 0 if none.
