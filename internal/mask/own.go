@@ -38,7 +38,7 @@ func Own(s string) (string, int) {
 		}
 		s, total = m, total+n
 	}
-	m, n := scanWith(s, messageCode(normalize(foldString(s)), ""), secretSet{})
+	m, n := scanWith(s, messageCode("", normalize(foldString(s))), secretSet{})
 	return m, total + n
 }
 
