@@ -163,11 +163,14 @@ func ownValue(f string, i, e int, pin, phrase bool) []span {
 			continue
 		default:
 			if ce, _ := t.connectors.longest(f, k); ce > 0 && startsWordAt(f, k) {
-				mode, k = 2, skipBlanks(f, ce)
-				if k < len(f) && f[k] == ':' {
-					mode, k = 1, k+1
+				m, v := 2, skipBlanks(f, ce)
+				if v < len(f) && f[v] == ':' {
+					m, v = 1, v+1
 				}
-				break
+				if got := ownFinish(f, v, m, pin, phrase); got != nil {
+					return got
+				}
+				// Not a value after it: a word of the label's words ("de la box").
 			}
 			r, w := utf8.DecodeRuneInString(f[k:])
 			if !isWordRune(r) && r != '-' && r != '\'' && r != '’' {
@@ -188,6 +191,13 @@ func ownValue(f string, i, e int, pin, phrase bool) []span {
 	if mode == 0 {
 		return nil
 	}
+	return ownFinish(f, k, mode, pin, phrase)
+}
+
+// ownFinish reads the value after a label's separator at f[k:] (mode 1: ':' or '='; 2: a
+// connector) and returns its span, or none.
+func ownFinish(f string, k, mode int, pin, phrase bool) []span {
+	t := tbl()
 	vs := skipBlanks(f, k)
 	if mode == 1 && (vs >= len(f) || f[vs] == '\n' || f[vs] == '\r') {
 		// Alone at the end of its line: the value is the next line.
