@@ -111,14 +111,26 @@ func tokenRun(s string, i int) int {
 	return e
 }
 
+// prefixPairs marks the first two bytes of every token prefix, so that most words are passed
+// over with one bit test.
+var prefixPairs = func() (m [1 << 16 / 64]uint64) {
+	for _, p := range tokenPrefixes {
+		k := uint16(p.prefix[0])<<8 | uint16(p.prefix[1])
+		m[k>>6] |= 1 << (k & 63)
+	}
+	return m
+}()
+
 // apiKeyAt returns the end of an API key that starts at the word start i, or -1.
 func apiKeyAt(s string, i int) int {
-	switch s[i] {
-	case 's', 'r', 'g', 'x', 'A', 'h', 'n', 'p', 'S', 'd', 'l':
-	default:
+	if i+1 >= len(s) {
 		return -1
 	}
-	for _, p := range tokenPrefixes {
+	if k := uint16(s[i])<<8 | uint16(s[i+1]); prefixPairs[k>>6]&(1<<(k&63)) == 0 {
+		return -1
+	}
+	ps := tokenPrefixes
+	for _, p := range ps {
 		if !strings.HasPrefix(s[i:], p.prefix) {
 			continue
 		}

@@ -94,19 +94,22 @@ func Inspect(subject, text string) Verdict {
 	ms, _ := scanWith(subject, v.HasCode, v.secrets)
 	v.maskedSubject = fingerprint(ms)
 	if v.HasCode {
-		v.codes = codesOf(subject, text)
+		v.codes = codesOf(ns, nt)
 	}
 	return v
 }
 
-// codesOf returns the codes the masks hide in the texts of a code message: the spans hidden as
-// codes that read as a code token (not a year, not a date), as fingerprints.
+// codesOf returns the codes of a code message, from its normalized subject and text: its
+// code-shaped tokens that are not negated (not a year, a date, an order number), as
+// fingerprints. The masks hide every one of them.
 func codesOf(texts ...string) codeSet {
 	var cs codeSet
-	for _, s := range texts {
-		v := newView(s)
-		sc := scanner{s: v.f, v: &v, code: true, record: &cs}
-		scanRun(&sc)
+	for _, n := range texts {
+		for _, t := range newTokens(n).toks {
+			if !t.negated {
+				cs.add(n[t.start:t.end])
+			}
+		}
 	}
 	return cs
 }
@@ -127,7 +130,9 @@ func Apply(s string, v Verdict) (string, int) {
 		}
 		return out, 1
 	}
-	if v.codes.n > 0 {
+	if v.codes.n > 0 && !v.HasCode {
+		// A field read for code shapes loses the codes by their shape already; one that is not
+		// (WithoutCode: a Message-ID, a Date) loses them by their letters and digits.
 		return scanKnown(s, v.HasCode, v.secrets, &v.codes)
 	}
 	return scanWith(s, v.HasCode, v.secrets)

@@ -22,7 +22,6 @@ type scanner struct {
 	noCompoundUntil int
 	noTokenUntil    int
 	rules           ruleState // what the rules of context.go remember: secrets, sign-in words
-	record          *codeSet  // when set, the codes hidden are kept there (codesOf)
 }
 
 // scan masks s reading its folded view.
@@ -168,35 +167,18 @@ func (sc *scanner) word(i int) int {
 				return c.end // "iso-8859-15", "windows-1252": a character set, no code
 			}
 			if c.isCode() {
-				sc.keep(i, c.end)
 				return sc.mask(i, c.end, HiddenCode)
 			}
 			sc.noCompoundUntil = c.end
 		}
 		if end, digits := numberCluster(s, i); end > i {
 			if digits >= 4 {
-				sc.keep(i, end)
 				return sc.mask(i, end, HiddenCode)
 			}
 			return end
 		}
 	}
 	return wordEnd(s, i)
-}
-
-// keep records the code s[from:to] when the scanner keeps codes and it reads as a code token
-// (not a year, a date or an amount).
-func (sc *scanner) keep(from, to int) {
-	if sc.record == nil || to-from > 64 {
-		return
-	}
-	n := normalize(sc.s[from:to])
-	if n == "" || !isAlnum(n[0]) {
-		return
-	}
-	if _, ok := tokenAt(n, 0); ok {
-		sc.record.add(sc.s[from:to])
-	}
 }
 
 // markerLen returns the length of the marker m starts with, 0 if none.
