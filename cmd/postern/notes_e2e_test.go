@@ -44,9 +44,12 @@ func TestNotesThroughBinary(t *testing.T) {
 		"plan.md":         "# Plan for the move\n\nBoxes on Friday.\n",
 		"bank/code.md":    "# Bank\n\nYour code is 482913.\n",
 		".hidden/skip.md": "# Hidden\n",
+		"shed.md": "# Shed\n\nWifi password for the shed: hunter2-shed\nPIN 4821 for the card\n\nRecovery codes:\n4829-1376\n7103-9524\n\n" +
+			"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n\n" +
+			"Shopping list:\n- sourdough bread\n- basil\n",
 	})
 	out, errOut, code := runCLI(t, env, "sync", "--config", cfg)
-	if code != 0 || !strings.Contains(out, "notes: 2 notes (2 new, 0 changed, 0 removed)") {
+	if code != 0 || !strings.Contains(out, "notes: 3 notes (3 new, 0 changed, 0 removed)") {
 		t.Fatalf("sync: %d %q %q", code, out, errOut)
 	}
 	s := startEnv(t, env, "--scopes", "read,read:bodies,notes:write", "--config", cfg)
@@ -86,5 +89,23 @@ func TestNotesThroughBinary(t *testing.T) {
 	}
 	if sc, _ := call(7, generated.ToolNotesFind, map[string]any{"query": "plan"}); len(sc["notes"].([]any)) != 3 {
 		t.Fatalf("after two adds: %v", sc)
+	}
+	// A note of secrets beside a shopping list: the list is read and found, no secret is.
+	sc, text = call(8, generated.ToolNoteRead, map[string]any{"path": "Notes/shed.md"})
+	for _, sec := range []string{"hunter2", "4821", "4829", "1376", "7103", "b3BlbnNzaC1rZXkt"} {
+		if strings.Contains(text, sec) {
+			t.Errorf("note_read shows %q: %s", sec, text)
+		}
+	}
+	if !strings.Contains(sc["text"].(string), "- sourdough bread") || strings.Contains(text, "withholds") {
+		t.Errorf("note_read lost the shopping list: %s", text)
+	}
+	for i, q := range []string{"hunter2", "hunt", "4821", "482", "48291376", "７１０３", "b3BlbnNzaC1"} {
+		if sc, _ := call(9+i, generated.ToolNotesFind, map[string]any{"query": q}); len(sc["notes"].([]any)) != 0 {
+			t.Errorf("notes_find %q finds %v", q, sc["notes"])
+		}
+	}
+	if sc, _ := call(20, generated.ToolNotesFind, map[string]any{"query": "sourdough"}); len(sc["notes"].([]any)) != 1 {
+		t.Errorf("the shopping list is not found: %v", sc)
 	}
 }

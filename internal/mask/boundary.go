@@ -49,8 +49,9 @@ func BodyOf(text string, v Verdict) string {
 	return clean.Text(m)
 }
 
-// WithoutCode is v for the fields of its message that are never codes (a Date, a
-// Message-ID): what it says of passwords stays, what it says of a code goes.
+// WithoutCode is v for the fields of its message that are never read for code shapes (a Date,
+// a Message-ID): what it says of passwords stays, and the codes the message gives elsewhere
+// are still masked wherever they stand in them; no other number is taken for a code.
 func (v Verdict) WithoutCode() Verdict {
 	v.HasCode = false
 	return v

@@ -315,16 +315,20 @@ func luhn(d []byte) bool {
 }
 
 // nirKeyLabel skips a word that names the key of a NIR written apart from its 13 digits
-// ("1 85 05 78 006 084 clé 91", "… key: 91"), and the blanks and colon after it.
+// ("1 85 05 78 006 084 clé 91", "…, cle 91", "… (key: 91)", "…, 91"), with the comma or bracket before
+// it and the blanks and colon after it.
 func nirKeyLabel(s string, j int) int {
 	k := j
+	if k < len(s) && (s[k] == ',' || s[k] == ';') {
+		k++
+	}
 	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
 		k++
 	}
 	if k < len(s) && (s[k] == '(' || s[k] == '[') {
 		k++
 	}
-	for _, w := range []string{"clé", "cle", "key", "schlüssel", "chiave", "clave"} {
+	for _, w := range []string{"clé", "clef", "cle", "key", "schlüssel", "chiave", "clave"} {
 		if len(s)-k >= len(w) && strings.EqualFold(s[k:k+len(w)], w) && !isWordAfter(s, k+len(w)) {
 			k += len(w)
 			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
@@ -337,6 +341,11 @@ func nirKeyLabel(s string, j int) int {
 				k++
 			}
 			return k
+		}
+	}
+	if j < len(s) && s[j] == ',' {
+		if k := skipBlanks(s, j+1); k > j+1 && k < len(s) && isDigit(s[k]) {
+			return k // "1 85 05 78 006 084, 91": the key checks whether it is one
 		}
 	}
 	return j

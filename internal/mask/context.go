@@ -657,6 +657,7 @@ type tables struct {
 	fillers      *wordTable
 	oneTimeAfter *wordTable
 	linkWords    *wordTable // sign-in verbs, code phrases and password labels: a link near one is a sign-in link
+	recovery     *wordTable // recovery-code labels, for the person's own texts
 
 	notBefore     map[string]bool // one word
 	notBeforeMany []phraseItem    // several words, or of a script without spaces: as a suffix
@@ -677,14 +678,14 @@ func buildTables() *tables {
 		notBefore: map[string]bool{}, notAfter: map[rune][]string{}, presenters: map[string]bool{}, connectWords: map[string]bool{},
 		stopValues: map[string]bool{}, linkKeys: map[string]bool{},
 	}
-	var codes, withheld, labels, conns, fillers, once, links []phraseItem
+	var codes, withheld, labels, conns, fillers, once, links, recovery []phraseItem
 	stems := map[string]bool{}
 	for row, p := range phrases() {
 		it := newItem(row, p)
 		n := it.text
 		spaced := !it.free && !it.attach && !strings.Contains(n, " ")
 		switch p.kind {
-		case codePhrase, codeRemark, codeWord, signInVerb:
+		case codePhrase, codeRemark, codeWord, signInVerb, codePointer:
 			codes = append(codes, it)
 			if p.kind == signInVerb {
 				links = append(links, it)
@@ -727,6 +728,8 @@ func buildTables() *tables {
 			t.stopValues[n] = true
 		case linkKey:
 			t.linkKeys[n] = true
+		case recoveryLabel:
+			recovery = append(recovery, it)
 		}
 	}
 	// Connectors are presenters too: "your code is 482913".
@@ -740,6 +743,7 @@ func buildTables() *tables {
 	t.codes, t.withheld = newPhraseSet(codes), newPhraseSet(withheld)
 	t.labels, t.connectors, t.fillers = newWordTable(labels), newWordTable(conns), newWordTable(fillers)
 	t.oneTimeAfter, t.linkWords = newWordTable(once), newWordTable(shortest(links))
+	t.recovery = newWordTable(recovery)
 	for s := range stems {
 		t.labelStems = append(t.labelStems, s)
 	}
@@ -836,7 +840,29 @@ func codeContext(n string) bool {
 				toks = newTokens(n)
 			}
 			found = toks.near(start, end, 64, 120, true) || toks.rightBefore(n, start)
+		case codePointer:
+			if negatedBefore(n, start, false) {
+				return true
+			}
+			if toks == nil {
+				toks = newTokens(n)
+			}
+			found = toks.near(start, end, pointerReach, 0, false)
 		}
+		return !found
+	})
+	return found
+}
+
+// pointerReach is how far before "the number above" its number may stand.
+const pointerReach = 400
+
+// pointsToCode reports whether n holds a code pointer ("the code in the subject") that is not
+// negated ("the order number above").
+func pointsToCode(n string) bool {
+	found := false
+	tbl().codes.each(n, func(start, end int, it *phraseItem) bool {
+		found = it.kind == codePointer && !inMarker(n, start) && !negatedBefore(n, start, false)
 		return !found
 	})
 	return found
@@ -844,7 +870,9 @@ func codeContext(n string) bool {
 
 // messageCode is codeContext for a whole message, from its normalized subject and text: either
 // says it alone, or the subject has a code word or sign-in verb and the text's first 400 bytes
-// a presented token, or the other way round ("Sign in to Example" / "482913").
+// a presented token, or the other way round ("Sign in to Example" / "482913"), or the text
+// points to a code ("the number above", "the code in the subject") and the subject holds a
+// token that is not negated ("[Example] 707117").
 func messageCode(ns, nt string) bool {
 	if codeContext(ns) || codeContext(nt) {
 		return true
@@ -853,7 +881,8 @@ func messageCode(ns, nt string) bool {
 	if m := strings.IndexByte(head, '['); m >= 0 && inMarker(head, m+1) {
 		head = head[:m] // what a mask shortened must not bring a token nearer
 	}
-	return hasCue(ns) && newTokens(head).anyPresented() || hasCue(nt) && newTokens(ns).anyPresented()
+	return hasCue(ns) && newTokens(head).anyPresented() || hasCue(nt) && newTokens(ns).anyPresented() ||
+		pointsToCode(nt) && newTokens(ns).any()
 }
 
 // hasCue reports whether n holds a code word or a sign-in verb that is not negated.
@@ -883,7 +912,7 @@ func withheldPhrase(n string) bool { return tbl().withheld.in(n) }
 
 // normMarkers are the markers as normalize writes them.
 var normMarkers = []string{
-	"[code hidden]", "[link hidden]", "[password hidden]", "[card ending ", "[iban ending ",
+	"[code hidden]", "[link hidden]", "[password hidden]", "[key hidden]", "[card ending ", "[iban ending ",
 	"[social security number ending ", "[message withheld: ",
 }
 
@@ -1097,6 +1126,16 @@ func (tl *tokenList) markBetween(a, b int) bool {
 	}
 	k := sort.SearchInts(tl.marks, a)
 	return k < len(tl.marks) && tl.marks[k] < b
+}
+
+// any reports whether the text holds a token that is not negated.
+func (tl *tokenList) any() bool {
+	for _, t := range tl.toks {
+		if !t.negated {
+			return true
+		}
+	}
+	return false
 }
 
 // anyPresented reports whether the text holds a presented token that is not negated.

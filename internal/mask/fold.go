@@ -16,9 +16,15 @@ import (
 // the same byte: compatibility forms (NFKC: fullwidth "４８２９", mathematical "𝐜𝐨𝐝𝐞", ligatures,
 // superscripts) as their plain letters and digits, every Unicode decimal digit (Arabic-Indic,
 // Devanagari, Thai, …) as its ASCII digit, and Cyrillic and Greek letters that look like Latin
-// ones ("раssword" with Cyrillic р and а) as those Latin letters; invisible characters (those
-// the cleaner removes) are not in the view at all. Phrases and labels are folded
-// the same way when the tables are built, so a Russian phrase still matches Russian text.
+// ones ("раssword" with Cyrillic р and а) as those Latin letters. What a reader does not see, or
+// sees without it changing the character it stands on, is not in the view at all: invisible and
+// format characters (those the cleaner removes, Cf), private-use characters (Co), combining and
+// enclosing marks (Mn, Me: an underline U+0332, the keycap U+20E3 of "7️⃣", variation
+// selectors), and a spacing mark (Mc) after a digit. So "4̲8̲2̲9̲1̲3̲", "7️⃣8️⃣2️⃣…" and
+// "48\uE00029" read 482913 to the masks as they do to a reader. The Braille blank U+2800, which
+// draws nothing, is a space, or nothing between two digits. Digits drawn in a circle that NFKC
+// leaves alone ("❹", "➍") are their digit. Phrases and labels are folded the same way when the
+// tables are built, so a Russian phrase still matches Russian text.
 //
 // What is hidden is found in the view and replaced in the original: a view keeps, for every
 // rune it changed, where that rune was, so a span of the view maps back to whole runes of the
@@ -47,20 +53,36 @@ func newView(s string) view {
 	b.Grow(len(s) + len(s)/8)
 	b.WriteString(s[:i])
 	var segs []seg
+	digit := i > 0 && isDigit(s[i-1]) // the view's last character is a digit
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			b.WriteByte(c)
+			digit = isDigit(c)
 			i++
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
-		if f, ok := foldRune(r); ok {
+		f, ok := foldRune(r)
+		switch {
+		case r == brailleBlank:
+			f, ok = " ", true
+			if digit && digitNext(s[i+w:]) {
+				f = ""
+			}
+		case !ok && digit && unicode.Is(unicode.Mc, r):
+			f, ok = "", true
+		}
+		if ok {
 			fa := b.Len()
 			b.WriteString(f)
 			segs = append(segs, seg{fa: fa, fb: b.Len(), sa: i, sb: i + w})
+			if f != "" {
+				digit = isDigit(f[len(f)-1])
+			}
 		} else {
 			b.WriteString(s[i : i+w])
+			digit = false
 		}
 		i += w
 	}
@@ -88,6 +110,8 @@ func (v *view) orig(x int, up bool) int {
 	}
 	g := v.segs[k]
 	switch {
+	case x == g.fa && up && g.fb == g.fa:
+		return g.sb // what the view left out right after a span goes with it: the keycap of 3️⃣
 	case x == g.fa:
 		return g.sa
 	case x < g.fb:
@@ -107,11 +131,44 @@ func foldRune(r rune) (string, bool) {
 	if r < utf8.RuneSelf {
 		return "", false
 	}
+	if r < 0x10000 {
+		b := &kept[r>>8]
+		b.once.Do(func() { b.fill(r &^ 0xFF) })
+		if b.bits[r>>6&3]&(1<<(r&63)) != 0 {
+			return "", false
+		}
+	}
+	return foldRuneSlow(r)
+}
+
+// kept says, per block of 256 runes of the BMP, which runes the view keeps as they are, so
+// that most letters of a text (é, я, 字) cost a bit test. A block is filled the first time a
+// rune of it is folded.
+var kept [256]keptBlock
+
+type keptBlock struct {
+	once sync.Once
+	bits [4]uint64
+}
+
+func (b *keptBlock) fill(lo rune) {
+	for r := max(lo, utf8.RuneSelf); r < lo+256; r++ {
+		if _, changed := foldRuneSlow(r); !changed && utf8.ValidRune(r) {
+			b.bits[r>>6&3] |= 1 << (r & 63)
+		}
+	}
+}
+
+// foldRuneSlow is foldRune without the table of kept runes.
+func foldRuneSlow(r rune) (string, bool) {
 	if l, ok := lookAlike[r]; ok {
 		return string(l), true
 	}
-	if clean.Forbidden(r) {
-		return "", true // invisible: "48\u200b29" reads as 4829 whether or not it was cleaned
+	if unseen(r) {
+		return "", true // "48\u200b29" reads as 4829 whether or not it was cleaned
+	}
+	if d, ok := circledDigit(r); ok {
+		return string(rune('0' + d)), true
 	}
 	if unicode.Is(unicode.Nd, r) {
 		if d, ok := digitValue(r); ok {
@@ -119,6 +176,54 @@ func foldRune(r rune) (string, bool) {
 		}
 	}
 	return foldNFKC(r)
+}
+
+// brailleBlank is the Braille pattern without dots: a blank that is no space.
+const brailleBlank = '\u2800'
+
+// unseen reports whether r is left out of the view: what the cleaner removes (invisible and
+// format characters, variation selectors, tags), private use, and the marks that draw on the
+// character before them (combining and enclosing: an underline, a keycap, a circle).
+func unseen(r rune) bool {
+	if r < 0x300 {
+		// Below the combining marks, only C1 controls (but NEL, a line break) and the soft
+		// hyphen: the Latin letters skip the table look-ups.
+		return r <= 0x9F && r != 0x85 || r == 0xAD
+	}
+	return clean.Forbidden(r) || unicode.In(r, unicode.Mn, unicode.Me, unicode.Co)
+}
+
+// digitNext reports whether s starts with a digit of any script.
+func digitNext(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] < utf8.RuneSelf {
+		return isDigit(s[0])
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	if unicode.Is(unicode.Nd, r) {
+		return true
+	}
+	_, ok := circledDigit(r)
+	return ok
+}
+
+// circledDigit is the value of a digit drawn in a circle that has no compatibility form: the
+// dingbat digits ❶–❾ and ➀–➒ in their three styles, ⓵–⓽ and ⓿ (the tens of those runs are
+// not a digit). NFKC folds the others (①, ⑴, ⒈, 𝟙).
+func circledDigit(r rune) (int, bool) {
+	switch {
+	case r >= 0x2776 && r <= 0x2793:
+		if d := int(r-0x2776)%10 + 1; d < 10 {
+			return d, true
+		}
+	case r >= 0x24F5 && r <= 0x24FD:
+		return int(r-0x24F5) + 1, true
+	case r == 0x24FF || r == 0x1F10B || r == 0x1F10C:
+		return 0, true
+	}
+	return 0, false
 }
 
 // foldNFKC is r's compatibility form, folded again (a fullwidth Cyrillic letter, say), when it

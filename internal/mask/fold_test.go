@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/postern-mcp/postern/internal/clean"
 )
 
 // TestDigitRuns: digitValue relies on Unicode laying every decimal digit out in runs of ten.
@@ -42,6 +44,17 @@ func TestFold(t *testing.T) {
 		"Ｃｏｄｅ：":             "Code:",
 		"οne-time pаsscοde": "one-time passcode", // Greek ο, Cyrillic а
 		"код":               "koд",
+		// Left out: private use, marks on a character, keycaps, variation selectors, format.
+		"48\uE00029\U000F000013\U0010FFFD": "482913",
+		"4\u03328\u0332 2\u20DD":           "48 2",
+		"7\uFE0F\u20E38\uFE0F\u20E3":       "78",
+		"4\U000E01008\u200E2\u00AD9":       "4829",
+		"e\u0301t\u0301e\u0301":            "ete",
+		"4\u09038":                         "48", // a spacing mark after a digit
+		// The Braille blank: nothing between digits, a space elsewhere.
+		"4\u28008\u2800\u28002":          "48  2",
+		"code\u2800is\u28004\u28008":     "code is 48",
+		"\u2779\u277d\u2781\u24ff\u277f": "4820\u277f",
 	} {
 		if got := foldString(in); got != want {
 			t.Errorf("foldString(%q) = %q; want %q", in, got, want)
@@ -49,10 +62,19 @@ func TestFold(t *testing.T) {
 	}
 }
 
+// TestUnseen: below U+0300, unseen's shortcut says what the tables would.
+func TestUnseen(t *testing.T) {
+	for r := rune(0x80); r < 0x300; r++ {
+		if unseen(r) != (clean.Forbidden(r) || unicode.In(r, unicode.Mn, unicode.Me, unicode.Co)) {
+			t.Errorf("unseen(%U) = %v", r, unseen(r))
+		}
+	}
+}
+
 // TestViewMapsBack: every span of the view maps back to whole runes of the text, covering what
 // the span was folded from.
 func TestViewMapsBack(t *testing.T) {
-	for _, s := range []string{"abc", "Code: ４８２９１３ ok", "ﬁﬂ x ٤٨", "é𝟘𝟙𝟚 ok", "а1б2"} {
+	for _, s := range []string{"abc", "Code: ４８２９１３ ok", "ﬁﬂ x ٤٨", "é𝟘𝟙𝟚 ok", "а1б2", "7\uFE0F\u20E3 4\u0332", "\uE000x\u2800"} {
 		v := newView(s)
 		for a := 0; a <= len(v.f); a++ {
 			if !utf8.RuneStart(v.f[min(a, len(v.f)-1)]) && a < len(v.f) {

@@ -10,11 +10,14 @@ import (
 )
 
 // FuzzApply checks, for any subject and body: no panic, valid UTF-8 in gives valid UTF-8 out,
-// Apply and Text are idempotent, the count is zero exactly when nothing changed, and a
-// withheld body shows none of itself.
+// Apply, Text and Own are idempotent, the count is zero exactly when nothing changed, a
+// withheld body shows none of itself, and Own never withholds.
 func FuzzApply(f *testing.F) {
 	for _, c := range masktest.MaskedCases() {
 		f.Add(c.Subject, c.Body[:min(len(c.Body), 2000)])
+	}
+	for _, c := range masktest.OwnMasked() {
+		f.Add("", c.Text)
 	}
 	for _, s := range []string{
 		"", "[code hidden]", "[card ending 1111]4111 1111 1111 1111", "password: [password hidden]x",
@@ -45,6 +48,17 @@ func FuzzApply(f *testing.F) {
 			if again, n2 := mask.Text(tout); again != tout || n2 != 0 {
 				t.Fatalf("Text not idempotent on %q:\n%q\n%q", s, tout, again)
 			}
+		}
+		// The person's own texts: idempotent, never withheld whole.
+		own, _ := mask.Own(body)
+		if utf8.ValidString(body) && !utf8.ValidString(own) {
+			t.Fatalf("Own(%q) = %q: invalid UTF-8", body, own)
+		}
+		if again, n := mask.Own(own); again != own || n != 0 {
+			t.Fatalf("Own not idempotent on %q:\n%q\n%q", body, own, again)
+		}
+		if strings.Contains(own, mask.WithheldPrefix) && !strings.Contains(body, mask.WithheldPrefix) {
+			t.Fatalf("Own withholds %q: %q", body, own)
 		}
 		if v.Withheld && len(body) > 40 {
 			if out, _ := mask.Apply(body, v); strings.Contains(out, body) {

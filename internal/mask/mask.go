@@ -13,6 +13,7 @@ const (
 	HiddenCode     = "[code hidden]"
 	HiddenLink     = "[link hidden]"
 	HiddenPassword = "[password hidden]"
+	HiddenKey      = "[key hidden]" // a private key or an API token, wherever it stands
 
 	CardPrefix = "[card ending "
 	IBANPrefix = "[IBAN ending "
@@ -48,6 +49,7 @@ type Verdict struct {
 	maskedSubject uint64 // the subject once masked, so that masking it again keeps it
 
 	secrets secretSet // a withheld message's passwords, as fingerprints, masked in every field
+	codes   codeSet   // a code message's codes, as fingerprints, masked in every field (known.go)
 }
 
 // String says what the verdict is without the fingerprints: "code", "withheld: REASON",
@@ -91,7 +93,25 @@ func Inspect(subject, text string) Verdict {
 	}
 	ms, _ := scanWith(subject, v.HasCode, v.secrets)
 	v.maskedSubject = fingerprint(ms)
+	if v.HasCode {
+		v.codes = codesOf(ns, nt)
+	}
 	return v
+}
+
+// codesOf returns the codes of a code message, from its normalized subject and text: its
+// code-shaped tokens that are not negated (not a year, a date, an order number), as
+// fingerprints. The masks hide every one of them.
+func codesOf(texts ...string) codeSet {
+	var cs codeSet
+	for _, n := range texts {
+		for _, t := range newTokens(n).toks {
+			if !t.negated {
+				cs.add(n[t.start:t.end])
+			}
+		}
+	}
+	return cs
 }
 
 // Apply masks s, one field of the message v was made for, and returns the masked text and the
@@ -109,6 +129,11 @@ func Apply(s string, v Verdict) (string, int) {
 			return s, 0
 		}
 		return out, 1
+	}
+	if v.codes.n > 0 && !v.HasCode {
+		// A field read for code shapes loses the codes by their shape already; one that is not
+		// (WithoutCode: a Message-ID, a Date) loses them by their letters and digits.
+		return scanKnown(s, v.HasCode, v.secrets, &v.codes)
 	}
 	return scanWith(s, v.HasCode, v.secrets)
 }

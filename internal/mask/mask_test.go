@@ -214,3 +214,37 @@ func TestCodeMessageKeeps(t *testing.T) {
 		}
 	}
 }
+
+// TestOwn: in the person's own texts, each secret is masked where it stands, the rest is
+// shown, nothing is withheld whole, and the answer boundary (Body) finds nothing more to do.
+func TestOwn(t *testing.T) {
+	for _, c := range masktest.OwnMasked() {
+		t.Run(c.Name, func(t *testing.T) {
+			out := mask.OwnBody(c.Text)
+			for _, sec := range c.Secrets {
+				if strings.Contains(out, sec) || strings.Contains(digitsOf(out), digitsOf(sec)) {
+					t.Errorf("%q remains in %q", sec, out)
+				}
+			}
+			for _, k := range c.Keep {
+				if !strings.Contains(out, k) {
+					t.Errorf("%q lost from %q", k, out)
+				}
+			}
+			if strings.Contains(out, mask.WithheldPrefix) {
+				t.Errorf("withheld whole: %q", out)
+			}
+			if again := mask.OwnBody(out); again != out {
+				t.Errorf("not idempotent: %q → %q", out, again)
+			}
+			if b := mask.Body(out); b != out {
+				t.Errorf("the boundary masks again: %q → %q", out, b)
+			}
+		})
+	}
+	for _, s := range masktest.OwnLeftAlone() {
+		if out := mask.OwnBody(s); out != s {
+			t.Errorf("OwnBody(%q) = %q; want it unchanged", s, out)
+		}
+	}
+}

@@ -158,6 +158,23 @@ func TestPhrases(t *testing.T) {
 				if out, _ := scan(in, false); !strings.Contains(out, HiddenLink) {
 					t.Errorf("%q → %q", in, out)
 				}
+			case codePointer:
+				if in := "Hello.\n" + text + "\nThanks."; codeContext(normf(in)) {
+					t.Errorf("%q alone is a code message", in)
+				}
+				if in := "482913\n\n" + text + "."; !codeContext(normf(in)) {
+					t.Errorf("%q is not a code message", in)
+				}
+				if in := "Hello.\n" + text + "\nThanks."; !messageCode(normf("[Example] 482913"), normf(in)) {
+					t.Errorf("subject %q and text %q are not a code message", "[Example] 482913", in)
+				}
+				if in := "Hello.\n" + text + "\nThanks."; messageCode(normf("[Example] 14/06/2025 10:30"), normf(in)) {
+					t.Errorf("subject of a date and text %q are a code message", in)
+				}
+			case recoveryLabel:
+				if out, n := Own(text + ":\n4829-1376\n7103-9524\n\nmilk"); n != 2 || strings.Contains(out, "4829") || !strings.Contains(out, "milk") {
+					t.Errorf("Own(%q list) = %q, %d", text, out, n)
+				}
 			default:
 				t.Fatalf("kind %d has no test", p.kind)
 			}
@@ -200,7 +217,7 @@ func TestNotBeforeMany(t *testing.T) {
 func TestPhraseSets(t *testing.T) {
 	for _, p := range phrases() {
 		switch p.kind {
-		case codePhrase, codeRemark, codeWord, signInVerb, withheldWords:
+		case codePhrase, codeRemark, codeWord, signInVerb, withheldWords, codePointer:
 			if n := normf(strings.TrimSuffix(p.text, "*")); len(n) < 2 {
 				t.Errorf("%s %s %q is shorter than two bytes", p.lang, p.kind, p.text)
 			}

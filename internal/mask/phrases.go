@@ -47,6 +47,12 @@ const (
 	stopValue
 	// linkKey is a path segment or query key that makes a link a sign-in link: login, token.
 	linkKey
+	// codePointer points to a code written elsewhere: "the number above", "the code in the
+	// subject". A code-shaped token before it, or in the subject, is the code.
+	codePointer
+	// recoveryLabel introduces a list of recovery or backup codes, one a line or several on
+	// its line: in a person's own text each of them is masked (see Own).
+	recoveryLabel
 )
 
 var kindNames = map[kind]string{
@@ -55,6 +61,7 @@ var kindNames = map[kind]string{
 	passwordLabel: "password label", keyLabel: "key label", pinLabel: "PIN label",
 	withheldWords: "withheld phrase", oneTimeBefore: "one-time before", oneTimeAfter: "one-time after",
 	connector: "connector", labelFiller: "label filler", stopValue: "stop value", linkKey: "link key",
+	codePointer: "code pointer", recoveryLabel: "recovery label",
 }
 
 func (k kind) String() string { return kindNames[k] }
@@ -758,6 +765,107 @@ var table = []group{
 	{"th", withheldWords, []string{"รหัสผ่านชั่วคราว"}},
 	{"th", oneTimeAfter, []string{"แบบใช้ครั้งเดียว"}},
 	{"th", connector, []string{"คือ"}},
+
+	// Codes pointed to from elsewhere in the message: the subject ("[Example] 707117") or
+	// above ("Enter the number above to finish signing in").
+	{"en", codePointer, []string{
+		"number above", "code above", "digits above", "above code", "above number",
+		"code shown above", "number shown above", "code in the subject", "number in the subject",
+		"code from the subject", "number from the subject", "code in the subject line",
+		"number in the subject line", "code in the title", "code in this email's subject",
+	}},
+	{"fr", codePointer, []string{
+		"code ci-dessus", "numéro ci-dessus", "chiffres ci-dessus", "code indiqué ci-dessus",
+		"code dans l'objet", "numéro dans l'objet", "code en objet", "code indiqué dans l'objet",
+		"code figurant dans l'objet", "code dans le titre",
+	}},
+	{"de", codePointer, []string{
+		"obigen code", "obige code", "obige nummer", "obigen nummer", "obige zahl", "obigen zahlen",
+		"code oben", "nummer oben", "code im betreff", "nummer im betreff", "code aus dem betreff",
+		"code in der betreffzeile",
+	}},
+	{"es", codePointer, []string{
+		"código anterior", "número anterior", "código de arriba", "número de arriba",
+		"código indicado arriba", "código en el asunto", "número en el asunto", "código del asunto",
+	}},
+	{"it", codePointer, []string{
+		"codice sopra", "numero sopra", "codice qui sopra", "codice riportato sopra",
+		"codice nell'oggetto", "numero nell'oggetto", "codice indicato nell'oggetto",
+	}},
+	{"pt", codePointer, []string{
+		"código acima", "número acima", "código no assunto", "número no assunto",
+		"código indicado acima",
+	}},
+	{"nl", codePointer, []string{
+		"bovenstaande code", "bovenstaand nummer", "bovenstaande nummer", "code hierboven",
+		"nummer hierboven", "code in de onderwerpregel", "code in het onderwerp",
+	}},
+	{"pl", codePointer, []string{
+		"powyższy kod", "powyższego kodu", "powyższy numer", "kod powyżej", "kod w temacie",
+		"kod z tematu", "numer w temacie",
+	}},
+	{"cs", codePointer, []string{"výše uvedený kód", "kód výše", "číslo výše", "kód v předmětu", "kód z předmětu"}},
+	{"sv", codePointer, []string{"koden ovan", "numret ovan", "koden i ämnesraden", "koden i ämnet"}},
+	{"da", codePointer, []string{"koden ovenfor", "nummeret ovenfor", "koden i emnefeltet", "koden i emnelinjen"}},
+	{"nb", codePointer, []string{"koden ovenfor", "nummeret ovenfor", "koden i emnefeltet", "koden i emnelinjen"}},
+	{"fi", codePointer, []string{"yllä oleva koodi", "yllä olevan koodin", "yllä oleva numero", "koodi aiherivillä", "aiherivin koodi"}},
+	{"tr", codePointer, []string{"yukarıdaki kod", "yukarıdaki kodu", "yukarıdaki numara", "konu satırındaki kod", "konudaki kod"}},
+	{"ru", codePointer, []string{
+		"код выше", "указанный выше код", "номер выше", "цифры выше", "код в теме письма",
+		"код из темы", "код в теме",
+	}},
+	{"uk", codePointer, []string{"код вище", "номер вище", "цифри вище", "код у темі листа", "код з теми", "код у темі"}},
+	{"ja", codePointer, []string{"上記のコード", "上記の番号", "上の番号", "上のコード", "件名のコード", "件名の番号", "件名に記載"}},
+	{"zh", codePointer, []string{
+		"上面的数字", "上方的数字", "上面的代码", "上述代码", "上述数字", "标题中的数字",
+		"主题中的数字", "主题中的代码", "上面的號碼", "上方的數字", "主旨中的號碼", "主旨中的數字",
+	}},
+	{"ko", codePointer, []string{"위의 코드", "위 코드", "위의 번호", "위 번호", "제목의 코드", "제목에 있는 코드", "제목의 번호"}},
+	{"ar", codePointer, []string{"الرمز أعلاه", "الرقم أعلاه", "الرمز في الموضوع", "الرمز الموجود في الموضوع"}},
+	{"he", codePointer, []string{"הקוד למעלה", "המספר למעלה", "הקוד שלמעלה", "הקוד בנושא", "הקוד בשורת הנושא"}},
+	{"id", codePointer, []string{"kode di atas", "nomor di atas", "kode di subjek", "kode pada subjek"}},
+	{"vi", codePointer, []string{"mã ở trên", "mã bên trên", "số ở trên", "mã trong tiêu đề"}},
+	{"th", codePointer, []string{"รหัสด้านบน", "หมายเลขด้านบน", "รหัสในหัวเรื่อง"}},
+
+	// Recovery-code labels, for the person's own texts: each code listed after one is masked.
+	{"en", recoveryLabel, []string{
+		"recovery codes", "recovery code", "backup codes", "backup code", "recovery keys",
+		"backup keys", "emergency codes", "2fa codes", "2fa backup codes", "mfa codes",
+	}},
+	{"fr", recoveryLabel, []string{"codes de récupération", "code de récupération", "codes de secours", "codes de sauvegarde"}},
+	{"de", recoveryLabel, []string{"wiederherstellungscodes", "backup-codes", "backupcodes", "sicherungscodes", "notfallcodes"}},
+	{"es", recoveryLabel, []string{"códigos de recuperación", "códigos de respaldo", "códigos de emergencia"}},
+	{"it", recoveryLabel, []string{"codici di recupero", "codici di backup", "codici di emergenza"}},
+	{"pt", recoveryLabel, []string{"códigos de recuperação", "códigos de backup", "códigos de emergência"}},
+	{"nl", recoveryLabel, []string{"herstelcodes", "back-upcodes", "backupcodes", "reservecodes"}},
+	{"pl", recoveryLabel, []string{"kody zapasowe", "kody odzyskiwania", "kody awaryjne"}},
+	{"cs", recoveryLabel, []string{"záložní kódy", "kódy pro obnovení"}},
+	{"sv", recoveryLabel, []string{"reservkoder", "återställningskoder"}},
+	{"da", recoveryLabel, []string{"backupkoder", "gendannelseskoder", "reservekoder"}},
+	{"nb", recoveryLabel, []string{"reservekoder", "gjenopprettingskoder"}},
+	{"fi", recoveryLabel, []string{"varakoodit", "palautuskoodit"}},
+	{"tr", recoveryLabel, []string{"kurtarma kodları", "yedek kodlar"}},
+	{"ru", recoveryLabel, []string{"резервные коды", "коды восстановления"}},
+	{"uk", recoveryLabel, []string{"резервні коди", "коди відновлення"}},
+	{"ja", recoveryLabel, []string{"バックアップコード", "リカバリーコード", "復旧コード"}},
+	{"zh", recoveryLabel, []string{"备用码", "恢复码", "备用验证码", "備用碼", "復原碼"}},
+	{"ko", recoveryLabel, []string{"백업 코드", "복구 코드"}},
+	{"ar", recoveryLabel, []string{"رموز الاسترداد", "رموز النسخ الاحتياطي"}},
+	{"he", recoveryLabel, []string{"קודי גיבוי", "קודי שחזור"}},
+	{"id", recoveryLabel, []string{"kode cadangan", "kode pemulihan"}},
+	{"vi", recoveryLabel, []string{"mã dự phòng", "mã khôi phục"}},
+	{"th", recoveryLabel, []string{"รหัสสำรอง", "รหัสกู้คืน"}},
+
+	// Labels the person's own texts use beside those of mail: passphrases, wifi keys, PINs.
+	{"en", passwordLabel, []string{"pass phrase", "recovery phrase", "seed phrase", "secret phrase"}},
+	{"en", keyLabel, []string{"wifi key", "wi-fi key", "wlan key", "wpa key", "network key"}},
+	{"fr", passwordLabel, []string{"phrase secrète", "phrase de passe", "phrase de récupération"}},
+	{"fr", keyLabel, []string{"clé wifi", "clé wi-fi", "clé wpa", "clé de sécurité réseau"}},
+	{"de", keyLabel, []string{"wlan-schlüssel", "wlan-passwort", "netzwerkschlüssel"}},
+	{"de", pinLabel, []string{"geheimzahl"}},
+	{"es", passwordLabel, []string{"frase de contraseña", "frase semilla"}},
+	{"ru", pinLabel, []string{"пин-код", "пин"}},
+	{"uk", pinLabel, []string{"пін-код", "пін"}},
 
 	// Links, in any language: a path segment or query key (lower case, without '-', '_'
 	// and '.') that makes a link a sign-in link.

@@ -20,6 +20,7 @@ type scanner struct {
 
 	noLinkUntil     int
 	noCompoundUntil int
+	noTokenUntil    int
 	rules           ruleState // what the rules of context.go remember: secrets, sign-in words
 }
 
@@ -32,10 +33,37 @@ func scanWith(s string, code bool, secrets secretSet) (string, int) {
 	return scanView(&v, code, secrets)
 }
 
+// scanKnown is scanWith that first hides the codes of known wherever they stand.
+func scanKnown(s string, code bool, secrets secretSet, known *codeSet) (string, int) {
+	v := newView(s)
+	n := 0
+	if spans := known.spans(v.f); len(spans) > 0 {
+		sc := scanner{s: v.f, v: &v}
+		for _, sp := range spans {
+			sc.hide(sp[0], sp[1], HiddenCode)
+		}
+		sc.out.WriteString(s[sc.last:])
+		s, n = sc.out.String(), sc.n
+		v = newView(s)
+	}
+	m, k := scanView(&v, code, secrets)
+	return m, n + k
+}
+
 // scanView masks v.s reading v.f.
 func scanView(v *view, code bool, secrets secretSet) (string, int) {
-	s := v.f
-	sc := scanner{s: s, v: v, code: code, rules: ruleState{secrets: secrets}}
+	sc := scanner{s: v.f, v: v, code: code, rules: ruleState{secrets: secrets}}
+	scanRun(&sc)
+	if sc.n == 0 {
+		return v.s, 0
+	}
+	sc.out.WriteString(v.s[sc.last:])
+	return sc.out.String(), sc.n
+}
+
+// scanRun runs the scanner over its view.
+func scanRun(sc *scanner) {
+	s := sc.s
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == '[' {
@@ -54,11 +82,6 @@ func scanView(v *view, code bool, secrets secretSet) (string, int) {
 		}
 		i = sc.word(i)
 	}
-	if sc.n == 0 {
-		return v.s, 0
-	}
-	sc.out.WriteString(v.s[sc.last:])
-	return sc.out.String(), sc.n
 }
 
 // hide replaces the runes of the text that s[from:to] (the view) was folded from with marker.
@@ -86,6 +109,21 @@ func (sc *scanner) word(i int) int {
 		if e := sc.rules.secrets.at(s, i); e > i {
 			return sc.mask(i, e, HiddenPassword)
 		}
+	}
+	if start, end := pemAt(s, i); end > 0 {
+		return sc.mask(start, end, HiddenKey)
+	}
+	if i >= sc.noTokenUntil {
+		if e := apiKeyAt(s, i); e > 0 {
+			return sc.mask(i, e, HiddenKey)
+		}
+		run := tokenRun(s, i)
+		if run-i >= 20 {
+			if e := longTokenAt(s, i); e > 0 {
+				return sc.mask(i, e, HiddenKey)
+			}
+		}
+		sc.noTokenUntil = run // no key starts inside a run that is none
 	}
 	if !sc.code {
 		sc.trackTo(i)
@@ -145,7 +183,7 @@ func (sc *scanner) word(i int) int {
 
 // markerLen returns the length of the marker m starts with, 0 if none.
 func markerLen(m string) int {
-	for _, f := range []string{HiddenCode, HiddenLink, HiddenPassword} {
+	for _, f := range []string{HiddenCode, HiddenLink, HiddenPassword, HiddenKey} {
 		if strings.HasPrefix(m, f) {
 			return len(f)
 		}

@@ -15,9 +15,12 @@ import (
 // its indexes hold what the answers show, no more: searching for a masked code's digits finds
 // nothing.
 //
-// Header values other than the Subject and the address fields are masked without the
-// message's code verdict: a Date or a Message-ID is never a code, and a code message must not
-// lose them; passwords, IBANs, cards and social security numbers go from them all the same.
+// Header values other than the Subject, the address fields and the MIME parameters are masked
+// without reading them for code shapes: a Date or a Message-ID is never a code, and a code
+// message must not lose them. What the message masks goes from them all the same: a code its
+// subject or text gives, wherever it appears (even inside a Message-ID), passwords, IBANs,
+// cards and social security numbers. The parameters of Content-Type and Content-Disposition
+// (charset, name, filename, boundary) are values a stranger wrote, read like the subject.
 func maskMessage(nm *store.NewMessage) {
 	nm.Subject = clean.Line(nm.Subject)
 	nm.Text = clean.Text(nm.Text)
@@ -66,10 +69,10 @@ func maskMessage(nm *store.NewMessage) {
 }
 
 // codeHeader: the header fields whose values the message's code verdict masks, as it masks
-// the subject and the display names they hold.
+// the subject and the display names they hold, and the fields of MIME parameters.
 func codeHeader(name string) bool {
 	switch strings.ToLower(name) {
-	case "subject", "from", "to", "cc", "bcc", "reply-to", "sender":
+	case "subject", "from", "to", "cc", "bcc", "reply-to", "sender", "content-type", "content-disposition":
 		return true
 	}
 	return false

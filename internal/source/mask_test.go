@@ -50,6 +50,35 @@ func TestMaskMessageFields(t *testing.T) {
 	if kept != len(want) {
 		t.Errorf("%d of the %d headers to keep are stored: %v", kept, len(want), nm.Headers)
 	}
+	// A MIME parameter is a stranger's value: a code there goes. An identifier is not read
+	// for code shapes, but the message's own code goes from it wherever it stands.
+	p := &store.NewMessage{
+		Subject: "[Example] 707117",
+		Text:    "Enter the number above to finish signing in.",
+		Headers: []store.Header{
+			{Name: "Content-Type", Value: "text/plain; charset=x-517327"},
+			{Name: "Content-Disposition", Value: `attachment; filename="k-517327.txt"`},
+			{Name: "Message-ID", Value: "<20250614.707117.x@mail.example.com>"},
+			{Name: "References", Value: "<CAF7071-17@example.com> <a1b2c3d4e5@example.com>"},
+			{Name: "In-Reply-To", Value: "<4829137650@example.com>"},
+			{Name: "Date", Value: "Sat, 14 Jun 2025 10:22:01 +0200"},
+		},
+	}
+	maskMessage(p)
+	if strings.Contains(p.Subject, "707117") {
+		t.Errorf("subject keeps the code the text points to: %q", p.Subject)
+	}
+	for _, h := range p.Headers {
+		switch {
+		case strings.Contains(h.Value, "517327") || strings.Contains(strings.ReplaceAll(h.Value, "-", ""), "707117"):
+			t.Errorf("%s keeps a code: %q", h.Name, h.Value)
+		case h.Name == "Message-ID" && h.Value != "<20250614."+mask.HiddenCode+".x@mail.example.com>",
+			h.Name == "References" && h.Value != "<CAF"+mask.HiddenCode+"@example.com> <a1b2c3d4e5@example.com>",
+			h.Name == "In-Reply-To" && h.Value != "<4829137650@example.com>",
+			h.Name == "Date" && h.Value != "Sat, 14 Jun 2025 10:22:01 +0200":
+			t.Errorf("%s = %q: an identifier is masked only where the message's code stands", h.Name, h.Value)
+		}
+	}
 	if strings.Contains(nm.Attachments[0].Name, "482913") {
 		t.Errorf("attachment name keeps the code: %q", nm.Attachments[0].Name)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -512,7 +513,7 @@ func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.C
 		return nil, errNoEvent
 	}
 	res := &generated.EventDetail{Event: v.row(o, c, e)}
-	desc, cut := capText(calendar.Text(e.Comp, ical.PropDescription))
+	desc, cut := capText(mask.OwnBody(calendar.Text(e.Comp, ical.PropDescription)))
 	res.Description = desc
 	if org, ok := calendar.Organizer(e.Comp); ok {
 		res.Organizer = personString(org)

@@ -10,6 +10,7 @@ import (
 	"github.com/emersion/go-vcard"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -191,6 +192,6 @@ func (s *Service) contactGet(ctx context.Context, acc *access, a *generated.Cont
 			res.Addresses = append(res.Addresses, strings.Join(parts, ", "))
 		}
 	}
-	res.Note, _ = capText(card.Value(vcard.FieldNote))
+	res.Note, _ = capText(mask.OwnBody(card.Value(vcard.FieldNote)))
 	return res, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/calendar"
+	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
@@ -190,7 +191,7 @@ func (s *Service) taskGet(ctx context.Context, acc *access, a *generated.TaskGet
 		return nil, errNoTask
 	}
 	res := &generated.TaskDetail{Task: v.taskRow(o, c, t), Categories: categories(t.Comp)}
-	res.Description, _ = capText(calendar.Text(t.Comp, ical.PropDescription))
+	res.Description, _ = capText(mask.OwnBody(calendar.Text(t.Comp, ical.PropDescription)))
 	if !t.Start.IsZero() {
 		res.Start = showTime(t.Start, v.person)
 	}

@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/mask"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -489,7 +490,7 @@ func (v calView) eventLines(c *store.Collection, text, key string, changed []str
 	}
 	if d := calendar.Text(e.Comp, ical.PropDescription); d != "" {
 		out = append(out, "Description:")
-		for _, l := range compose.FirstLines(d) {
+		for _, l := range compose.FirstLines(mask.OwnBody(d)) {
 			out = append(out, "  "+l)
 		}
 	}

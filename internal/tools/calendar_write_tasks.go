@@ -13,6 +13,7 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/compose"
+	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
@@ -181,7 +182,7 @@ func (v calView) taskLines(c *store.Collection, text string, changed []string) (
 	}
 	if d := calendar.Text(t.Comp, ical.PropDescription); d != "" {
 		out = append(out, "Description:")
-		for _, l := range compose.FirstLines(d) {
+		for _, l := range compose.FirstLines(mask.OwnBody(d)) {
 			out = append(out, "  "+l)
 		}
 	}

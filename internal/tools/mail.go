@@ -792,7 +792,7 @@ func contextual(r rune) bool {
 
 // maskMarkers are how the masked spans the store holds begin; each ends at
 // the first "]" after its beginning.
-var maskMarkers = []string{mask.HiddenCode, mask.HiddenLink, mask.HiddenPassword, mask.CardPrefix, mask.IBANPrefix, mask.NIRPrefix, mask.WithheldPrefix}
+var maskMarkers = []string{mask.HiddenCode, mask.HiddenLink, mask.HiddenPassword, mask.HiddenKey, mask.CardPrefix, mask.IBANPrefix, mask.NIRPrefix, mask.WithheldPrefix}
 
 // maxMarker is the longest a marker is: mask.WithheldPrefix, a reason, "]".
 const maxMarker = 200

@@ -1,6 +1,11 @@
 package tools_test
 
 import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +22,7 @@ import (
 // dispatch, with a store of no mail.
 type notesBox struct {
 	*mailbox
+	svc                 *tools.Service
 	root, work, outside string
 }
 
@@ -44,6 +50,7 @@ func newNotesBox(t *testing.T) *notesBox {
 	}
 	t.Cleanup(func() { reg.Close(); svc.Close() })
 	b.mailbox = &mailbox{t: t, reg: reg}
+	b.svc = svc
 	return b
 }
 
@@ -320,6 +327,110 @@ func TestNotesUnconfigured(t *testing.T) {
 		_, text, isErr := m.call(notesAll, tool, args)
 		if !isErr || !strings.Contains(text, "[notes] folder") {
 			t.Errorf("%s: %q", tool, text)
+		}
+	}
+}
+
+// openSSHKey writes a fresh ed25519 private key as ssh-keygen does (openssh-key-v1, not
+// encrypted), and returns the PEM text and its base64 body on one line.
+func openSSHKey(t *testing.T) (pem, body string) {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(b []byte) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...) }
+	pubBlob := append(str([]byte("ssh-ed25519")), str(pub)...)
+	check := binary.BigEndian.AppendUint32(nil, 0x5eed1e55)
+	inner := append(append(check, check...), pubBlob...)
+	inner = append(append(inner, str(priv)...), str([]byte("me@shed"))...)
+	for k := byte(1); len(inner)%8 != 0; k++ {
+		inner = append(inner, k)
+	}
+	raw := []byte("openssh-key-v1\x00")
+	raw = append(raw, str([]byte("none"))...)
+	raw = append(raw, str([]byte("none"))...)
+	raw = append(raw, str(nil)...)
+	raw = binary.BigEndian.AppendUint32(raw, 1)
+	raw = append(raw, str(pubBlob)...)
+	raw = append(raw, str(inner)...)
+	body = base64.StdEncoding.EncodeToString(raw)
+	var b strings.Builder
+	b.WriteString("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+	for rest := body; rest != ""; {
+		n := min(70, len(rest))
+		b.WriteString(rest[:n] + "\n")
+		rest = rest[n:]
+	}
+	b.WriteString("-----END OPENSSH PRIVATE KEY-----\n")
+	return b.String(), body
+}
+
+// TestNoteSecretsMasked: a note that holds a wifi password, a card's PIN, five recovery codes
+// and an SSH private key beside a shopping list shows the list and none of the secrets, in
+// note_read, in its resource and in notes_find, and no search for any part of a secret (a
+// prefix, three digits, its fullwidth or Arabic-Indic form) finds it; its list is found.
+func TestNoteSecretsMasked(t *testing.T) {
+	b := newNotesBox(t)
+	key, keyBody := openSSHKey(t)
+	codes := []string{"4829-1376", "7103-9524", "k7q2-x9p4", "55120987", "zq81-77ab"}
+	b.write("shed.md", "# Shed and shopping\n\nWifi password for the shed: hunter2-shed\nPIN 4821 for the card\n\n"+
+		"Recovery codes:\n"+strings.Join(codes, "\n")+"\n\nMy key:\n"+key+"\nShopping list:\n- tomatoes\n- basil\n- sourdough bread\n- 6 eggs\n")
+	b.write("plain.md", "# Plain\n\nThe PIN of the meeting room is on the door. Lunch at 12:30, 14.50 EUR.\n")
+
+	secrets := []string{"hunter2", "hunter2-shed", "4821", keyBody[:24], keyBody[len(keyBody)/2 : len(keyBody)/2+24]}
+	for _, c := range codes {
+		secrets = append(secrets, c, strings.ReplaceAll(c, "-", ""))
+	}
+	leaks := func(where, text string) {
+		t.Helper()
+		flat := strings.NewReplacer("\n", "", "\\n", "").Replace(text)
+		for _, sec := range secrets {
+			if strings.Contains(text, sec) || strings.Contains(flat, sec) {
+				t.Errorf("%s shows %q: %s", where, sec, text)
+			}
+		}
+	}
+	sc, text := b.must(bodies, generated.ToolNoteRead, map[string]any{"path": "Notes/shed.md"})
+	leaks("note_read", text)
+	inner := unframe(t, sc["text"].(string))
+	for _, want := range []string{"- tomatoes", "- sourdough bread", "- 6 eggs", "Wifi password for the shed:", "PIN", "Recovery codes:"} {
+		if !strings.Contains(inner, want) {
+			t.Errorf("note_read lost %q: %s", want, inner)
+		}
+	}
+	if sc["withheld"] != nil || strings.Contains(text, "withholds") {
+		t.Errorf("the note is withheld whole: %s", text)
+	}
+	if sc, _ := b.must(bodies, generated.ToolNoteRead, map[string]any{"path": "Notes/plain.md"}); !strings.Contains(sc["text"].(string), "The PIN of the meeting room is on the door. Lunch at 12:30, 14.50 EUR.") {
+		t.Errorf("an ordinary note is masked: %v", sc["text"])
+	}
+
+	g, err := dispatch.ParseGrant(bodies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.svc.Read(context.Background(), "postern://note/Notes/shed.md", g)
+	if err != nil || !strings.Contains(res.Text, "sourdough") {
+		t.Fatalf("resource: %v %q", err, res.Text)
+	}
+	leaks("the note's resource", res.Text)
+
+	_, text = b.must(bodies, generated.ToolNotesFind, map[string]any{})
+	leaks("notes_find", text)
+	for _, q := range []string{
+		"hunter2", "hunter", "hunt", "4821", "482", "821", "４８２１", "٤٨٢١", "48291376", "4829", "1376",
+		"7103", "k7q2", "55120987", "551", "zq81", "77ab", keyBody[:12], keyBody[40:52], "b3BlbnNzaC1", "OPENSSH",
+	} {
+		sc, text, _ := b.call(bodies, generated.ToolNotesFind, map[string]any{"query": q})
+		if got := notePaths(sc); len(got) != 0 {
+			t.Errorf("notes_find %q finds %v", q, got)
+		}
+		leaks("notes_find "+q, text)
+	}
+	for _, q := range []string{"tomatoes", "sourdough", "basil"} {
+		if sc, _ := b.must(bodies, generated.ToolNotesFind, map[string]any{"query": q}); strings.Join(notePaths(sc), ",") != "Notes/shed.md" {
+			t.Errorf("notes_find %q: %v", q, notePaths(sc))
 		}
 	}
 }

@@ -186,6 +186,41 @@ func MaskedCases() []Masked {
 		{Name: "Thai password", Body: "รหัสผ่าน: Xk82!pq9", Secrets: []string{"Xk82!pq9"}, Marker: mask.WithheldPrefix},
 		{Name: "API key", Body: "Your API key: sk_live_4eC39HqLyjWDarjtT1zdp7dc", Secrets: []string{"sk_live_4eC39HqLyjWDarjtT1zdp7dc"}, Marker: mask.WithheldPrefix},
 		{Name: "PIN", Body: "Your new card PIN: 4829", Secrets: []string{"4829"}, Marker: mask.WithheldPrefix},
+		// What a reader does not see, or that does not change a digit, between the digits.
+		{Name: "private use between digits", Body: code + "48\ue00029\ue00013", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "plane 15 private use", Body: code + "4\U000F00008\U000F00002\U0010FFFD913", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "Braille blanks", Body: code + "4\u28008\u28002\u28009\u28001\u28003", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "keycaps", Body: code + "4\ufe0f\u20e38\ufe0f\u20e32\ufe0f\u20e39\ufe0f\u20e31\ufe0f\u20e33\ufe0f\u20e3", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "keycaps without selector", Body: code + "4\u20e38\u20e32\u20e39\u20e31\u20e33\u20e3", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "combining low line", Body: code + "4\u03328\u03322\u03329\u03321\u03323\u0332", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "enclosing circles", Body: code + "4\u20dd8\u20dd2\u20dd9\u20dd1\u20dd3\u20dd", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "strike-through marks", Body: code + "4\u03368\u03362\u0336 9\u03361\u03363\u0336", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "variation selectors supplement", Body: code + "48\U000E010029\U000E01EF13", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "format characters", Body: code + "48\u206029\u200e13\u2063", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "dingbat circled digits", Body: code + "\u2779\u277d\u2777\u277e\u2776\u2778", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
+		{Name: "fullwidth with marks", Body: code + "４\u0332８\u0332２９１３", Secrets: []string{"482913", "４"}, Marker: mask.HiddenCode},
+		{Name: "Arabic-Indic with private use", Body: "رمز التحقق: ٤٨\ue000٢٩١٣", Secrets: []string{"482913", "٤٨"}, Marker: mask.HiddenCode},
+		{Name: "marks in a password", Body: "Your password: h\u0332u\u0332n\u0332t\u0332e\u0332r\u03322\u0332!", Secrets: []string{"hunter2", "h\u0332u"}, Marker: mask.WithheldPrefix},
+		{Name: "private use in a card", Body: "Card 4111\ue0001111\ue0001111\ue0001111", Secrets: []string{"411111111111"}, Keep: "1111", Marker: mask.CardPrefix},
+		{Name: "keycaps in an IBAN", Body: "IBAN FR76 3000 6000 0112 3456 7890 1\u20e38\u20e39\u20e3", Secrets: []string{"FR76300060000112345678901"}, Keep: "0189", Marker: mask.IBANPrefix},
+		// Codes the text points to in the subject or above it.
+		{Name: "number above, subject", Subject: "[Example] 707117", Body: "Enter the number above to finish signing in.", InSubject: true, Secrets: []string{"707117"}, Marker: mask.HiddenCode},
+		{Name: "code in the subject", Subject: "Example 707117", Body: "Hello,\nplease type the code in the subject line into the app.", InSubject: true, Secrets: []string{"707117"}, Marker: mask.HiddenCode},
+		{Name: "French pointer", Subject: "[Exemple] 707117", Body: "Saisissez le code ci-dessus pour vous connecter.", InSubject: true, Secrets: []string{"707117"}, Marker: mask.HiddenCode},
+		{Name: "German pointer", Subject: "Example 70 71 17", Body: "Bitte geben Sie den Code im Betreff ein.", InSubject: true, Secrets: []string{"707117"}, Marker: mask.HiddenCode},
+		{Name: "Spanish pointer", Subject: "[Ejemplo] 707117", Body: "Introduce el número de arriba para continuar.", InSubject: true, Secrets: []string{"707117"}, Marker: mask.HiddenCode},
+		{Name: "Russian pointer", Subject: "[Пример] 707117", Body: "Введите код из темы письма.", InSubject: true, Secrets: []string{"707117"}, Marker: mask.HiddenCode},
+		{Name: "Japanese pointer", Subject: "【Example】707117", Body: "件名のコードを入力してください。", InSubject: true, Secrets: []string{"707117"}, Marker: mask.HiddenCode},
+		{Name: "number above in the text", Body: "K7Q2-8X41\n\nEnter the code above to finish signing in.", Secrets: []string{"K7Q28X41"}, Marker: mask.HiddenCode},
+		// Keys and tokens wherever they stand, in mail too.
+		{Name: "PEM private key", Body: "Here it is:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx9f2kQ7hL1wq8zR0fP3uVb6YcN4tJ5mA2sD8eG1iH0jK9lM\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ==\n-----END RSA PRIVATE KEY-----\nBye", Secrets: []string{"MIIEowIBAAKCAQEA", "b3BlbnNzaC1rZXkt"}, Marker: mask.HiddenKey},
+		{Name: "PEM without its end", Body: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDx7", Secrets: []string{"b3BlbnNzaC1rZXkt", "QyNTUxOQAAACDx7"}, Marker: mask.HiddenKey},
+		{Name: "OpenAI-style key", Body: "Use sk-proj-4eC39HqLyjWDarjtT1zdp7dcAbCdEf in the config.", Secrets: []string{"4eC39HqLyjWDarjtT1zdp7dc"}, Marker: mask.HiddenKey},
+		{Name: "GitHub token", Body: "export GH=ghp_16C7e42F292c6912E7710c838347Ae178B4a", Secrets: []string{"16C7e42F292c6912E7710c838347Ae178B4a"}, Marker: mask.HiddenKey},
+		{Name: "AWS access key id", Body: "aws_access_key_id AKIAIOSFODNN7EXAMPL3", Secrets: []string{"AKIAIOSFODNN7EXAMPL3"}, Marker: mask.HiddenKey},
+		{Name: "Slack token", Body: "bot: xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", Secrets: []string{"123456789012"}, Marker: mask.HiddenKey},
+		{Name: "token after its word", Body: "Deploy token 9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c, valid a year.", Secrets: []string{"9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"}, Marker: mask.HiddenKey},
+		{Name: "bearer token", Body: "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.Zx8q", Secrets: []string{"eyJhbGciOiJIUzI1NiJ9"}, Marker: mask.HiddenKey},
 		// A withheld message's password, repeated in its other fields.
 		{Name: "withheld, password in the subject", Subject: "Your password: Xk82!pq9", Body: "Your password: Xk82!pq9\nKeep it safe.", InSubject: true, Secrets: []string{"Xk82!pq9"}, Marker: mask.HiddenPassword},
 		{Name: "withheld, subject repeats the value alone", Subject: "Jh6%tYu3", Body: "Hello,\nYour password is: Jh6%tYu3\nBye", InSubject: true, Secrets: []string{"Jh6%tYu3"}, Marker: mask.HiddenPassword},
@@ -408,5 +443,74 @@ func LeftAlone() []Plain {
 		{"Arabic password changed", "", "تم تغيير كلمة المرور"},
 		{"Hebrew password changed", "", "הסיסמה שונתה"},
 		{"one-time fee", "", "A one-time setup fee of 4829 EUR applies."},
+		// Public keys, certificates and hashes are no secret; a pointer without a code.
+		{"SSH public key", "", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@laptop"},
+		{"certificate", "", "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n-----END CERTIFICATE-----"},
+		{"public key block", "", "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEs6kH\n-----END PUBLIC KEY-----"},
+		{"pointer, no code in the subject", "Your weekly summary", "See the number above for your total steps."},
+		{"pointer to an order number", "Order 48291376 shipped", "Keep the order number above for returns."},
+		{"keyboard word", "", "New keyboard layout QWERTZ1234567890ABCDEFGH for the lab."},
+		{"marks on letters", "", "Cre\u0301pes a\u0300 la cre\u0300me, 4 personnes, 12 \u20ac."},
+		{"Braille text", "", "\u2803\u2817\u2811\u2801\u2819 costs 3.50 EUR."},
+	}
+}
+
+// Own is a text the person wrote (a note, a description): the secrets that must not survive
+// and what must stay.
+type Own struct {
+	Name    string
+	Text    string
+	Secrets []string // none may remain, separators ignored
+	Keep    []string // each must remain as written
+}
+
+// OwnMasked are the person's own texts that hold secrets: each is masked where it stands and the
+// rest of the text is shown.
+func OwnMasked() []Own {
+	list := "\n\nShopping list:\n- milk\n- 12 eggs\n- bread, 2.50 EUR"
+	keep := []string{"Shopping list:", "- milk", "- 12 eggs", "- bread, 2.50 EUR"}
+	return []Own{
+		{"wifi password after words", "Wifi password for the shed: hunter2-shed" + list, []string{"hunter2-shed", "hunter2"}, append(keep, "Wifi password for the shed:")},
+		{"PIN before its words", "PIN 4821 for the card" + list, []string{"4821"}, append(keep, "for the card")},
+		{"lower-case pin", "card pin 4821" + list, []string{"4821"}, keep},
+		{"password colon", "Password: hunter2" + list, []string{"hunter2"}, keep},
+		{"password next line", "Router password:\nXk82!pq9" + list, []string{"Xk82!pq9"}, keep},
+		{"password is", "The wifi password is correcthorse7 (ask Sam)" + list, []string{"correcthorse7"}, keep},
+		{"passphrase", "Passphrase: correct horse battery staple" + list, []string{"correct horse battery staple", "battery staple"}, keep},
+		{"seed phrase", "Seed phrase: abandon ability able about above absent absorb" + list, []string{"abandon ability", "absent absorb"}, keep},
+		{"recovery codes", "Recovery codes:\n4829-1376\n7103-9524\nk7q2-x9p4\n55120987\nzq81-77ab" + list, []string{"48291376", "71039524", "K7Q2X9P4", "55120987", "ZQ8177AB"}, keep},
+		{"numbered backup codes", "GitHub backup codes\n1. a1b2c-3d4e5\n2. f6g7h-8i9j0" + list, []string{"A1B2C3D4E5", "F6G7H8I9J0"}, keep},
+		{"recovery codes on one line", "Recovery codes: 4829-1376 7103-9524" + list, []string{"48291376", "71039524"}, keep},
+		{"French wifi key", "Clé wifi : Tr0ub4dor&3" + list, []string{"Tr0ub4dor"}, keep},
+		{"French password", "Mot de passe de la box : Ab12cd34ef" + list, []string{"Ab12cd34ef"}, keep},
+		{"German PIN", "PIN-Code der Karte: 4821" + list, []string{"4821"}, keep},
+		{"German recovery codes", "Wiederherstellungscodes:\n4829-1376\n7103-9524" + list, []string{"48291376", "71039524"}, keep},
+		{"Spanish password", "Contraseña del wifi: hunter2-casa" + list, []string{"hunter2-casa"}, keep},
+		{"Russian PIN", "ПИН-код карты: 4821" + list, []string{"4821"}, keep},
+		{"fullwidth PIN", "PIN ４８２１ for the card" + list, []string{"4821", "４８２１"}, keep},
+		{"Arabic-Indic PIN", "PIN ٤٨٢١" + list, []string{"4821", "٤٨٢١"}, keep},
+		{"marks in a PIN", "PIN 4\u03328\u03322\u03321\u0332" + list, []string{"4821"}, keep},
+		{"API key", "OpenAI: sk-proj-4eC39HqLyjWDarjtT1zdp7dcAbCdEf" + list, []string{"4eC39HqLyjWDarjtT1zdp7dc"}, keep},
+		{"private key", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg7y4QXf7Nq1dR6XoP3Vd2cQ1iB0nY4k8rZxq8Hc2\n-----END EC PRIVATE KEY-----" + list, []string{"MHcCAQEEIBkg7y4QXf7Nq1dR6XoP3Vd2"}, keep},
+		{"alarm code", "Alarm code: 4821" + list, []string{"4821"}, keep},
+	}
+}
+
+// OwnLeftAlone are ordinary notes: the masks leave them as they are.
+func OwnLeftAlone() []string {
+	return []string{
+		"Shopping list:\n- milk\n- 12 eggs\n- bread 2.50 EUR\n- 3 lemons",
+		"The PIN of the meeting room is on the door.",
+		"Ask Sam for the wifi password, it is on the fridge.",
+		"Password requirements: 8 characters minimum, 1 digit.",
+		"Password manager: check the family vault.",
+		"Dentist on 14/06/2025 at 10:30, room 4829.",
+		"Call Anna +33 6 12 34 56 78 after 18:00.\n--\nAnna Martin\nTel. 020 7946 0958",
+		"Train 9342 leaves at 07:45, seat 42, 39.90 EUR.",
+		"Order 48291376 arrives Tuesday.",
+		"The recovery codes are in the safe, top shelf.",
+		"Books to read: 1984, Dune, The Hobbit.",
+		"Budget 2026: rent 1 250 EUR, food 400 EUR.",
+		"Pin the poster in the hall.",
 	}
 }

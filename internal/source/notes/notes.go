@@ -416,23 +416,17 @@ func read(root *os.Root, fl file) (*store.Note, error) {
 }
 
 // Build makes the stored note of a file at rel holding text: its title (Title) and its text,
-// cleaned and masked as mail is before it is stored (the same verdict for both), so the store
-// and its index hold what the answers show. A note that gives a password is stored without its
-// text, with the reason.
+// cleaned and masked as the person's own text (mask.OwnBody: a password, a PIN, a recovery
+// code, a key is hidden where it stands and the rest of the note is shown), so the store and
+// its index hold what the answers show. Unlike a message, a note that gives a password is not
+// withheld whole: it is the person's, and mixes the secret with everything else.
 func Build(rel, text string) *store.Note {
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	title := clean.Line(Title(rel, text))
-	body := clean.Text(text)
-	v := mask.Inspect(title, body)
-	n := &store.Note{Path: rel, Title: mask.LineOf(title, v)}
+	n := &store.Note{Path: rel, Title: mask.OwnLine(Title(rel, text))}
 	if n.Title == "" {
 		n.Title = mask.Line(stem(rel))
 	}
-	if v.Withheld {
-		n.Withheld = v.Reason
-		return n
-	}
-	n.Text = mask.BodyOf(body, v)
+	n.Text = mask.OwnBody(text)
 	return n
 }
 
