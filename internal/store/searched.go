@@ -16,10 +16,11 @@ import (
 // by the same function that masks it on its way out, never from what the server or the file
 // holds. So searching for any part of a masked secret (a prefix, three of its digits, its
 // fullwidth or Arabic-Indic form) finds nothing, and searching for a marker ("code hidden")
-// finds only what its answer shows. Searched names each such column and what fills it;
-// TestSearchedColumns checks that the list names every FTS5 table's columns and every column
-// a query of this package reads with LIKE, instr, GLOB or MATCH, and that none of them holds
-// a secret of internal/mask/masktest after a sync of those cases.
+// finds only what its answer shows. Searched names each such column and what fills it,
+// NamesCompared the names compared in Go; TestSearchedColumns checks that the lists name
+// every FTS5 table's columns and every column a query of this package reads with LIKE, instr
+// or GLOB, and that no column of Searched holds more of a secret of internal/mask/masktest
+// than the answers show, once those cases are stored as mail, notes and contacts.
 
 // SearchedColumn is one column a search reads, and what fills it.
 type SearchedColumn struct {
@@ -38,17 +39,21 @@ var Searched = []SearchedColumn{
 	{"notes_fts", "title", "notes.Build: mask.LineOf, the title notes_find shows"},
 	{"notes_fts", "text", "notes.Build: mask.BodyOf, the text note_read shows"},
 	{"dav_objects", "search", "contactSearch: answer.Line of what contacts_search and contact_get show"},
-	// Names an agent writes to choose a folder or a collection are compared, in Go, with the
-	// names as shown (NameForms): folders.name (resolveFolders), collections.name (the tools).
-	{"folders", "name", "NameForms"},
-	{"collections", "name", "NameForms"},
+}
+
+// NamesCompared are the stored names an agent's name is compared with, in Go, to choose a
+// folder or a collection: they hold the server's name (a sync needs it), and an agent's name
+// is compared with its NameForms only.
+var NamesCompared = []SearchedColumn{
+	{"folders", "name", "resolveFolders: NameForms"},
+	{"collections", "name", "the calendar tools' pickCollection: NameForms"},
 }
 
 // NotSearched lists the columns this package reads with LIKE, instr or MATCH against a
 // pattern of its own, never against words an agent wrote.
 var NotSearched = []SearchedColumn{
 	{"bodies", "headers", "fillLists: LIKE a fixed header name"},
-	{"messages", "from_email", "instr '@' and LIKE '%@%': the sender's domain, for projects and mail_senders"},
+	{"messages", "from_email", "the sender's domain, cut at its @ (projects, mail_senders)"},
 }
 
 // NameForms are the forms of a stored name (a folder's, a calendar's) an agent's name is
