@@ -30,12 +30,12 @@ type SearchedColumn struct {
 
 // Searched lists the columns searches read with words an agent wrote.
 var Searched = []SearchedColumn{
-	{"meta_fts", "subject", "source.Judge: mask.LineOf with the message's verdict, as messages.subject"},
-	{"meta_fts", "from_addr", "source.Judge: mask.LineOf (names), mask.Line (addresses)"},
-	{"meta_fts", "to_addr", "source.Judge: mask.LineOf (names), mask.Line (addresses)"},
-	{"meta_fts", "cc_addr", "source.Judge: mask.LineOf (names), mask.Line (addresses)"},
-	{"meta_fts", "attachments", "source.Judge: mask.LineOf, the names mail_attachments shows"},
-	{"body_fts", "text", "source.Judge: mask.BodyOf, the text mail_show shows"},
+	{"meta_fts", "subject", "MaskMessage (at sync, and RemaskMail): mask.LineOf with the message's verdict, as messages.subject"},
+	{"meta_fts", "from_addr", "MaskMessage: mask.LineOf (names), mask.Line (addresses)"},
+	{"meta_fts", "to_addr", "MaskMessage: mask.LineOf (names), mask.Line (addresses)"},
+	{"meta_fts", "cc_addr", "MaskMessage: mask.LineOf (names), mask.Line (addresses)"},
+	{"meta_fts", "attachments", "MaskMessage: mask.LineOf, the names mail_attachments shows"},
+	{"body_fts", "text", "MaskMessage: mask.BodyOf, the text mail_show shows"},
 	{"notes_fts", "title", "notes.Build: mask.LineOf, the title notes_find shows"},
 	{"notes_fts", "text", "notes.Build: mask.BodyOf, the text note_read shows"},
 	{"dav_objects", "search", "contactSearch: answer.Line of what contacts_search and contact_get show"},

@@ -423,3 +423,93 @@ func TestContactSearchUpgrade(t *testing.T) {
 		}
 	}
 }
+
+// TestRemaskOnNewRules: a store masked under other rules (here: not at all) is masked again:
+// its contacts' search words when it is opened (and its notes will be read again from their
+// files), its messages and their indexes by RemaskMail, one batch at a time.
+func TestRemaskOnNewRules(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct, _ := st.EnsureAccount(ctx, "mail", "imap")
+	folder := &store.Folder{AccountID: acct, Name: "INBOX"}
+	if err := st.SaveFolder(ctx, folder); err != nil {
+		t.Fatal(err)
+	}
+	// Stored as rules that missed the code would have stored it: unmasked.
+	raw := []store.NewMessage{
+		{UID: 1, Date: time.Unix(1750000000, 0), Subject: "Your verification code is 434712", Text: "Enter it to sign in.",
+			From: store.Address{Name: "Example", Email: "no-reply@example.org"}, Attachments: []store.Attachment{{Name: "code-434712.txt"}}},
+		{UID: 2, Date: time.Unix(1750000100, 0), Subject: "Lunch", Text: "Room 4821 at noon.", From: store.Address{Email: "ana@example.org"}},
+	}
+	if err := st.AddMessages(ctx, folder, raw, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveNotes(ctx, "/n", []*store.Note{{Path: "a.md", Title: "Codes", Text: "Your verification code is 434712", MTime: 5, Size: 9}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	dav, _ := st.EnsureAccount(ctx, "dav", "caldav")
+	book := &store.Collection{AccountID: dav, URL: "/b/", Kind: store.KindAddressBook, Name: "B"}
+	st.SaveCollection(ctx, book)
+	o := &store.Object{CollectionID: book.ID, Href: "/b/1.vcf", Data: "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:1\r\nFN:Your verification code is 434712\r\nEND:VCARD\r\n"}
+	caldav.Fill(o)
+	st.PutObject(ctx, o)
+	for _, q := range []string{`UPDATE dav_objects SET search = 'your verification code is 434712'`, `UPDATE meta SET value = '0' WHERE key IN ('mask_rules', 'mask_rules_mail')`} {
+		if _, err := st.DB().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits := func(st *store.Store, table, q string) int {
+		var n int
+		if err := st.DB().QueryRow(`SELECT count(*) FROM `+table+` WHERE `+table+` MATCH ?`, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if hits(st, "meta_fts", "434712") != 1 {
+		t.Fatal("the unmasked message is not in the index: the test is wrong")
+	}
+	st.Close()
+
+	if st, err = store.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Contacts and notes at once; the mail by the next sync (RemaskMail), in batches.
+	if found, _ := st.SearchContacts(ctx, []int64{book.ID}, "434", 5); len(found) != 0 {
+		t.Errorf("the contact is still found by its code")
+	}
+	if stamps, _ := st.NoteStamps(ctx, "/n"); stamps["a.md"].MTime == 5 {
+		t.Errorf("the note's stamp is kept: it will not be read again: %v", stamps)
+	}
+	defer store.SetRemaskBatch(1)()
+	if n, err := st.RemaskMail(ctx); err != nil || n != 1 {
+		t.Fatalf("RemaskMail: %d changed, %v; want 1", n, err)
+	}
+	if n, err := st.RemaskMail(ctx); err != nil || n != 0 {
+		t.Fatalf("RemaskMail again: %d changed, %v; want 0", n, err)
+	}
+	for _, c := range []struct {
+		table, q string
+		want     int
+	}{{"meta_fts", "434712", 0}, {"body_fts", "434712", 0}, {"meta_fts", "verification", 1}, {"body_fts", "4821", 1}, {"meta_fts", "lunch", 1}} {
+		if n := hits(st, c.table, c.q); n != c.want {
+			t.Errorf("%s MATCH %q: %d, want %d", c.table, c.q, n, c.want)
+		}
+	}
+	var subject, atts string
+	st.DB().QueryRow(`SELECT subject, attachments FROM messages WHERE uid = 1`).Scan(&subject, &atts)
+	if strings.Contains(subject+atts, "434712") || !strings.Contains(subject, mask.HiddenCode) {
+		t.Errorf("stored message: %q %q", subject, atts)
+	}
+	for _, k := range []string{"mask_rules", "mask_rules_mail"} {
+		var rules string
+		st.DB().QueryRow(`SELECT value FROM meta WHERE key = ?`, k).Scan(&rules)
+		if rules != fmt.Sprint(mask.Rules) {
+			t.Errorf("%s = %q after the remask", k, rules)
+		}
+	}
+}

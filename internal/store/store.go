@@ -18,6 +18,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database driver, pure Go
+
+	"github.com/postern-mcp/postern/internal/mask"
 )
 
 // Store is an open database.
@@ -286,6 +288,10 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.remask(); err != nil { // remask.go
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -308,6 +314,12 @@ func (s *Store) migrate() error {
 		for _, q := range schema {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("cannot create the store's tables: %w", err)
+			}
+		}
+		// Nothing is stored yet: it will be masked under these rules (remask.go).
+		for _, k := range []string{maskRulesKey, mailRulesKey} {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, k, strconv.Itoa(mask.Rules)); err != nil {
+				return err
 			}
 		}
 		v = 1
