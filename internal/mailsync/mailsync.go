@@ -46,6 +46,11 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 		return nil, err
 	}
 	defer lock.Unlock()
+	// Mail stored under other mask rules is masked again first (store/remask.go); a run
+	// stopped here leaves the rest to the next one, as the accounts below would.
+	if _, err := st.RemaskMail(ctx); err != nil && ctx.Err() == nil {
+		return nil, err
+	}
 	var outs []Outcome
 	for _, a := range accounts {
 		o := Outcome{Account: a.Name}

@@ -23,7 +23,7 @@ func TestMaskMessageFields(t *testing.T) {
 		},
 		Attachments: []store.Attachment{{Name: "code\u200b-482913.txt", ContentType: "text/plain"}},
 	}
-	maskMessage(nm)
+	store.MaskMessage(nm)
 	if strings.Contains(nm.Text, "482913") || strings.Contains(strings.ReplaceAll(nm.Text, "\u200b", ""), "482913") || !strings.Contains(nm.Text, mask.HiddenCode) {
 		t.Errorf("text = %q", nm.Text)
 	}
@@ -98,7 +98,7 @@ func TestMaskMessageFields(t *testing.T) {
 		Attachments: []store.Attachment{{Name: "Pw7-Qx92zz.txt"}},
 		Headers:     []store.Header{{Name: "Subject", Value: "Your password: Pw7-Qx92zz"}, {Name: "X-Note", Value: "Pw7-Qx92zz"}},
 	}
-	maskMessage(w)
+	store.MaskMessage(w)
 	if w.Withheld == "" || w.Text != "" {
 		t.Fatalf("not withheld: %q %q", w.Withheld, w.Text)
 	}

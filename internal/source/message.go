@@ -58,7 +58,7 @@ func Judge(nm *store.NewMessage, trusted []string) {
 	if _, domain, ok := strings.Cut(nm.From.Email, "@"); ok {
 		nm.Authentic = authres.Authenticated(ar, trusted, domain)
 	}
-	maskMessage(nm)
+	store.MaskMessage(nm)
 }
 
 func addrs(as []mailparse.Address) []store.Address {

@@ -58,7 +58,7 @@ type Object struct {
 	Recurring    bool // it has RRULE or RDATE: its instances are computed from Data
 	Due          time.Time
 	Status       string // a task's STATUS (NEEDS-ACTION, COMPLETED, …)
-	Search       string // lower-cased words a contact search looks in (names, addresses, phones, organisation)
+	Search       string // what a contact search looks in, set by PutObject (contactSearch); "" for events and tasks
 }
 
 // SaveCollection stores c (by account and URL), setting c.ID.
@@ -130,14 +130,19 @@ func zeroOrUnix(t time.Time) int64 {
 	return t.Unix()
 }
 
-// PutObject stores o in its collection (by href), replacing what was there; o.ID is set.
+// PutObject stores o in its collection (by href), replacing what was there; o.ID and, for a
+// contact, o.Search (from o.Data, as the tools show it: contactSearch) are set.
 func (s *Store) PutObject(ctx context.Context, o *Object) error {
+	o.Search = ""
+	if o.Kind == ObjectContact {
+		o.Search = contactSearch(o.Data, o.Summary)
+	}
 	err := s.db.QueryRowContext(ctx, `INSERT INTO dav_objects(collection_id, href, etag, uid, kind, data, summary, start, end, all_day, recurring, due, status, search)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(collection_id, href) DO UPDATE SET etag=excluded.etag, uid=excluded.uid,
 		kind=excluded.kind, data=excluded.data, summary=excluded.summary, start=excluded.start, end=excluded.end,
 		all_day=excluded.all_day, recurring=excluded.recurring, due=excluded.due, status=excluded.status, search=excluded.search RETURNING id`,
 		o.CollectionID, o.Href, o.ETag, o.UID, o.Kind, o.Data, o.Summary, zeroOrUnix(o.Start), zeroOrUnix(o.End), o.AllDay, o.Recurring,
-		zeroOrUnix(o.Due), o.Status, strings.ToLower(o.Search)).Scan(&o.ID)
+		zeroOrUnix(o.Due), o.Status, o.Search).Scan(&o.ID)
 	return s.explain(err)
 }
 
@@ -229,10 +234,11 @@ func (s *Store) Objects(ctx context.Context, collections []int64, kind string, f
 	return out, nil
 }
 
-// SearchContacts returns the contacts of the collections whose names,
-// addresses, phones or organisation hold every word of q (case ignored).
+// SearchContacts returns the contacts of the collections whose names, addresses, phones,
+// organisation or title, as the tools show them, hold every word of q, folded alike
+// (SearchFold: case, digit and compatibility forms ignored).
 func (s *Store) SearchContacts(ctx context.Context, collections []int64, q string, limit int) ([]*Object, error) {
-	words := strings.Fields(strings.ToLower(q))
+	words := strings.Fields(SearchFold(q))
 	var out []*Object
 	for _, c := range collections {
 		sqlq := `SELECT ` + objectColumns + ` FROM dav_objects o WHERE o.collection_id = ? AND o.kind = ?`

@@ -20,7 +20,9 @@ import (
 //
 //  1. the name exactly, or exactly as postern shows it (cleaned as
 //     clean.Line and masked as mask.Line: a name holding control characters
-//     is shown without them); INBOX in any case, as IMAP has it;
+//     is shown without them); a name that showing masks answers only as it is
+//     shown (NameForms), never to the secret it holds; INBOX in any case, as
+//     IMAP has it;
 //  2. the same without regard to case, / and . both being the hierarchy
 //     separator (in:work/projects finds Work.Projects).
 //
@@ -81,7 +83,7 @@ type storedFolder struct {
 	id      int64
 	account string
 	name    string
-	forms   []string // the name, cleaned, masked (each once)
+	forms   []string // NameForms of the name
 }
 
 // answers reports whether the folder answers to name by rule 1 (exact) or,
@@ -132,11 +134,7 @@ func (s *Store) resolveFolders(ctx context.Context, f *Filter) (*Filter, error) 
 		if f.Query != nil && len(f.Query.Accounts) > 0 && !slices.Contains(f.Query.Accounts, sf.account) {
 			continue
 		}
-		for _, form := range []string{sf.name, clean.Line(sf.name), mask.Line(sf.name)} {
-			if !slices.Contains(sf.forms, form) {
-				sf.forms = append(sf.forms, form)
-			}
-		}
+		sf.forms = NameForms(sf.name)
 		if _, ok := byAccount[sf.account]; !ok {
 			accounts = append(accounts, sf.account)
 		}
@@ -179,7 +177,7 @@ func (s *Store) resolveFolders(ctx context.Context, f *Filter) (*Filter, error) 
 			if len(found) > 1 {
 				e := &FolderError{Name: name, Accounts: []string{a}}
 				for _, sf := range found {
-					e.Ambiguous = append(e.Ambiguous, clean.Line(sf.name))
+					e.Ambiguous = append(e.Ambiguous, mask.Line(sf.name))
 				}
 				return nil, e
 			}
@@ -222,14 +220,14 @@ func nearestFolders(name string, searched, withFolders []string, byAccount map[s
 	owner := map[string][]string{}
 	for _, a := range withFolders {
 		for _, sf := range byAccount[a] {
-			n := clean.Line(sf.name)
+			n := mask.Line(sf.name) // the nearest as shown: a secret in a name is no measure
 			if !slices.Contains(owner[n], a) {
 				owner[n] = append(owner[n], a)
 			}
 			shown = append(shown, n)
 		}
 	}
-	for _, n := range search.Nearest(clean.Line(name), shown) {
+	for _, n := range search.Nearest(mask.Line(name), shown) {
 		if len(searched) > 1 {
 			n += " (" + strings.Join(owner[n], ", ") + ")"
 		}

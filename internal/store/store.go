@@ -18,6 +18,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database driver, pure Go
+
+	"github.com/postern-mcp/postern/internal/mask"
 )
 
 // Store is an open database.
@@ -32,7 +34,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 14
+const schemaVersion = 15
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -176,6 +178,9 @@ var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	10: addInviteColumns,
 	11: addAuthentic,
 	13: addLastOK, // when each account last synced without an error (fresh.go)
+	// A contact search reads only what the tools show, masked (searched.go); before, it read
+	// the server's words as they were.
+	14: refillContactSearch,
 }
 
 const (
@@ -283,6 +288,10 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.remask(); err != nil { // remask.go
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -305,6 +314,12 @@ func (s *Store) migrate() error {
 		for _, q := range schema {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("cannot create the store's tables: %w", err)
+			}
+		}
+		// Nothing is stored yet: it will be masked under these rules (remask.go).
+		for _, k := range []string{maskRulesKey, mailRulesKey} {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, k, strconv.Itoa(mask.Rules)); err != nil {
+				return err
 			}
 		}
 		v = 1

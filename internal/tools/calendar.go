@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,16 +118,18 @@ func (s *Service) collections(ctx context.Context, kinds ...string) (*store.Stor
 }
 
 // pickCollection narrows cs to the one called name (exactly, else without
-// regard to case); an error naming the collections there are when none is.
+// regard to case), as it is shown (store.NameForms); an error naming the
+// collections there are when none is.
 func pickCollection(cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
 	if name == nil || *name == "" {
 		return cs, nil
 	}
 	var exact, folded []*store.Collection
 	for _, c := range cs {
-		if c.Name == *name {
+		forms := store.NameForms(c.Name) // as shown: a name holding a secret never answers to it
+		if slices.Contains(forms, *name) {
 			exact = append(exact, c)
-		} else if strings.EqualFold(c.Name, *name) {
+		} else if slices.ContainsFunc(forms, func(f string) bool { return strings.EqualFold(f, *name) }) {
 			folded = append(folded, c)
 		}
 	}

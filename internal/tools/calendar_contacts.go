@@ -10,54 +10,21 @@ import (
 	"github.com/emersion/go-vcard"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/contact"
 	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// maxContactValues is the most emails, phones, addresses or links a contact shows of each.
-const maxContactValues = 20
+func contactCard(o *store.Object) (vcard.Card, bool) { return contact.Parse(o.Data) }
 
-func contactCard(o *store.Object) (vcard.Card, bool) {
-	card, err := vcard.NewDecoder(strings.NewReader(o.Data)).Decode()
-	return card, err == nil
-}
-
-func firstValues(card vcard.Card, key string) []string {
-	var out []string
-	for _, f := range card[key] {
-		if v := strings.TrimSpace(f.Value); v != "" && len(out) < maxContactValues {
-			out = append(out, strings.TrimPrefix(strings.TrimPrefix(v, "mailto:"), "tel:"))
-		}
-	}
-	return out
-}
-
-func contactName(card vcard.Card, o *store.Object) string {
-	if fn := strings.TrimSpace(card.PreferredValue(vcard.FieldFormattedName)); fn != "" {
-		return fn
-	}
-	if n := card.Name(); n != nil {
-		if s := strings.TrimSpace(strings.Join(strings.Fields(n.GivenName+" "+n.AdditionalName+" "+n.FamilyName), " ")); s != "" {
-			return s
-		}
-	}
-	return o.Summary
-}
-
+// contactRow is what the contact tools show of o: contact.Read, the same values the store's
+// contact search column is filled from (masked as these are shown).
 func (v calView) contactRow(o *store.Object, c *store.Collection, card vcard.Card) generated.ContactRow {
+	sh := contact.Read(card, o.Summary)
 	r := generated.ContactRow{
-		ID: "c" + strconv.FormatInt(o.ID, 36), Name: contactName(card, o), AddressBook: c.Name,
-		Emails: firstValues(card, vcard.FieldEmail), Phones: firstValues(card, vcard.FieldTelephone),
-	}
-	if org := card.PreferredValue(vcard.FieldOrganization); org != "" {
-		var parts []string
-		for _, p := range strings.Split(org, ";") {
-			if p = strings.TrimSpace(p); p != "" {
-				parts = append(parts, p)
-			}
-		}
-		r.Organization = strings.Join(parts, ", ")
+		ID: "c" + strconv.FormatInt(o.ID, 36), Name: sh.Name, AddressBook: c.Name,
+		Emails: sh.Emails, Phones: sh.Phones, Organization: sh.Organization,
 	}
 	if v.multi {
 		r.Account = c.Account
@@ -179,8 +146,8 @@ func (s *Service) contactGet(ctx context.Context, acc *access, a *generated.Cont
 		return nil, errors.New("this contact's vCard cannot be read; the address book holds a broken copy")
 	}
 	v := s.calendarView()
-	res := &generated.ContactDetail{Contact: v.contactRow(o, c, card), Title: card.PreferredValue(vcard.FieldTitle),
-		Birthday: card.Value(vcard.FieldBirthday), Urls: firstValues(card, vcard.FieldURL)}
+	res := &generated.ContactDetail{Contact: v.contactRow(o, c, card), Title: contact.Read(card, o.Summary).Title,
+		Birthday: card.Value(vcard.FieldBirthday), Urls: contact.Values(card, vcard.FieldURL)}
 	for _, ad := range card.Addresses() {
 		var parts []string
 		for _, p := range []string{ad.PostOfficeBox, ad.ExtendedAddress, ad.StreetAddress, ad.Locality, ad.Region, ad.PostalCode, ad.Country} {
@@ -188,7 +155,7 @@ func (s *Service) contactGet(ctx context.Context, acc *access, a *generated.Cont
 				parts = append(parts, p)
 			}
 		}
-		if len(parts) > 0 && len(res.Addresses) < maxContactValues {
+		if len(parts) > 0 && len(res.Addresses) < contact.MaxValues {
 			res.Addresses = append(res.Addresses, strings.Join(parts, ", "))
 		}
 	}

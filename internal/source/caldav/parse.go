@@ -2,8 +2,9 @@ package caldav
 
 // The query columns of an object, read from its text with go-ical and
 // go-vcard. The text itself is stored as it is; these columns only narrow a
-// query (an agenda's time range, a contact search), and the read tools take
-// every answer from the text.
+// query (an agenda's time range), and the read tools take every answer from
+// the text. A contact's search column is the store's to fill, from what the
+// tools show of it, masked (store.PutObject).
 
 import (
 	"bytes"
@@ -35,49 +36,12 @@ func fillCard(o *store.Object, data []byte) error {
 	o.Kind = store.ObjectContact
 	o.UID = card.Value(vcard.FieldUID)
 	o.Summary = card.PreferredValue(vcard.FieldFormattedName)
-	var words []string
-	for _, f := range card[vcard.FieldFormattedName] {
-		words = append(words, f.Value)
-	}
-	for _, n := range card.Names() {
-		words = append(words, n.GivenName, n.AdditionalName, n.FamilyName)
-	}
-	for _, k := range []string{vcard.FieldNickname, vcard.FieldEmail, vcard.FieldTelephone, vcard.FieldOrganization, vcard.FieldTitle} {
-		for _, v := range card.Values(k) {
-			words = append(words, strings.ReplaceAll(v, ";", " "))
-		}
-	}
-	for _, t := range card.Values(vcard.FieldTelephone) {
-		// A phone is also found by its digits alone ("+44 20 7946 0000" by "2079460000").
-		words = append(words, digits(t))
-	}
 	if o.Summary == "" {
 		if n := card.Name(); n != nil {
 			o.Summary = strings.TrimSpace(n.GivenName + " " + n.FamilyName)
 		}
 	}
-	o.Search = strings.Join(nonEmpty(words), " ")
 	return nil
-}
-
-func digits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func nonEmpty(ws []string) []string {
-	out := ws[:0]
-	for _, w := range ws {
-		if w = strings.TrimSpace(w); w != "" {
-			out = append(out, w)
-		}
-	}
-	return out
 }
 
 func fillCalendar(o *store.Object, data []byte) error {

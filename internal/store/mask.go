@@ -1,14 +1,13 @@
-package source
+package store
 
 import (
 	"strings"
 
 	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/mask"
-	"github.com/postern-mcp/postern/internal/store"
 )
 
-// maskMessage makes every field a stranger wrote what an agent will be shown of it, before
+// MaskMessage makes every field a stranger wrote what an agent will be shown of it, before
 // it is stored or indexed: cleaned, then masked on its folded view with one verdict for the
 // whole message (a code in the body hides the links too) and, for the indexed fields, then
 // with its own, exactly as the answer boundary does (mask.Line, mask.Body). So the store and
@@ -21,7 +20,7 @@ import (
 // subject or text gives, wherever it appears (even inside a Message-ID), passwords, IBANs,
 // cards and social security numbers. The parameters of Content-Type and Content-Disposition
 // (charset, name, filename, boundary) are values a stranger wrote, read like the subject.
-func maskMessage(nm *store.NewMessage) {
+func MaskMessage(nm *NewMessage) {
 	nm.Subject = clean.Line(nm.Subject)
 	nm.Text = clean.Text(nm.Text)
 	v := mask.Inspect(nm.Subject, nm.Text)
