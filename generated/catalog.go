@@ -4766,7 +4766,7 @@ type ContactDetail struct {
 	// Their web addresses.
 	Urls []string `json:"urls,omitempty" post:"line"`
 	// Their note, between two marker lines carrying this answer's mark (nothing between them when there is none).
-	Note string `json:"note" post:"body"`
+	Note string `json:"note" post:"own_body"`
 }
 
 // ContactList: Contacts found.
@@ -4854,7 +4854,7 @@ type EventDetail struct {
 	// The event or instance.
 	Event EventRow `json:"event"`
 	// Its description, between two marker lines carrying this answer's mark (nothing between them when it has none).
-	Description string `json:"description" post:"body"`
+	Description string `json:"description" post:"own_body"`
 	// Its organiser, as Name <address>.
 	Organizer string `json:"organizer,omitempty" post:"line"`
 	// Its attendees (the first 200).
@@ -5156,7 +5156,7 @@ type NoteText struct {
 	// The note.
 	Note NoteRow `json:"note"`
 	// Its text, or this page of it, between two marker lines carrying this answer's mark.
-	Text string `json:"text" post:"body"`
+	Text string `json:"text" post:"own_body"`
 	// Pass as offset to read on; absent on the last page.
 	NextOffset *int `json:"next_offset,omitempty"`
 	// The whole text's bytes, when it takes several pages.
@@ -5566,7 +5566,7 @@ type TaskDetail struct {
 	// The task.
 	Task TaskRow `json:"task"`
 	// Its description, between two marker lines carrying this answer's mark (nothing between them when it has none).
-	Description string `json:"description" post:"body"`
+	Description string `json:"description" post:"own_body"`
 	// When work on it starts, the same way as due.
 	Start string `json:"start,omitempty" post:"own"`
 	// When it was completed, YYYY-MM-DD HH:MM in the person's zone.

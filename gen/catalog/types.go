@@ -225,7 +225,7 @@ func contains(list []string, s string) bool {
 // notForInput are the field formats a type used as an argument may not hold:
 // body is mail text that postern frames between marker lines, markdown is
 // postern's own text; neither is something an agent writes.
-var notForInput = map[string]bool{"body": true, "markdown": true}
+var notForInput = map[string]bool{"body": true, "own_body": true, "markdown": true}
 
 // inputProblems lists the fields of type name, and of the types it uses,
 // that an argument cannot hold, as "Type.field has format body".

@@ -136,6 +136,11 @@ func transform(s, format string, a *marks) string {
 	switch format {
 	case "body":
 		return clean.Frame("mail-text", mask.Body(s), a.markFor())
+	case "own_body":
+		// The person's own text (a note, a description): its secrets go where they stand, and
+		// the rest is shown; mail's rule of withholding a message that gives a password whole
+		// is for strangers' mail (docs/packages.md, "internal/mask").
+		return clean.Frame("mail-text", mask.OwnBody(s), a.markFor()) // the same frame: agents read one kind of data block
 	case "markdown":
 		return clean.Text(s)
 	case "own":

@@ -59,7 +59,7 @@ func blocksOf(t reflect.Type) []string {
 				if row := structOf(sf.Type.Elem()); row != nil {
 					member := ""
 					for j := 0; j < row.NumField(); j++ {
-						if rf := row.Field(j); rf.Type.Kind() == reflect.String && rf.Tag.Get("post") == "body" && jsonName(rf) != "" {
+						if rf := row.Field(j); rf.Type.Kind() == reflect.String && framed(rf.Tag.Get("post")) && jsonName(rf) != "" {
 							member = jsonName(rf)
 						}
 					}
@@ -72,10 +72,10 @@ func blocksOf(t reflect.Type) []string {
 			if sf.Type.Kind() != reflect.String {
 				continue
 			}
-			switch sf.Tag.Get("post") {
-			case "body":
+			switch f := sf.Tag.Get("post"); {
+			case framed(f):
 				bodies = append(bodies, name)
-			case "markdown":
+			case f == "markdown":
 				markdown = name
 			}
 		}
@@ -87,6 +87,9 @@ func blocksOf(t reflect.Type) []string {
 	blockPlans.Store(t, bodies)
 	return bodies
 }
+
+// framed: the formats the boundary writes between marker lines.
+func framed(format string) bool { return format == "body" || format == "own_body" }
 
 // structOf is t's struct type under any pointers, or nil.
 func structOf(t reflect.Type) reflect.Type {

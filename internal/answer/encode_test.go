@@ -247,3 +247,34 @@ func TestRenderRowBlocks(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", text, want)
 	}
 }
+
+// The person's own text (own_body) is framed like mail, its secrets masked where they stand;
+// unlike a stranger's message it is never withheld whole for naming a password.
+func TestOwnBodyMasksWhereItStands(t *testing.T) {
+	type note struct {
+		Mail string `json:"mail" post:"body"`
+		Own  string `json:"own" post:"own_body"`
+	}
+	text := "Shopping: eggs, flour\nWifi password for the shed: hunter2-shed\nPIN 4821 for the card\nask IT for a temporary password"
+	n := &note{Mail: text, Own: text}
+	Prepare(n)
+	if !strings.HasPrefix(n.Own, "<<<mail-text ") || !strings.HasSuffix(n.Own, " ends>>>") {
+		t.Fatalf("own_body is not framed: %q", n.Own)
+	}
+	for _, secret := range []string{"hunter2", "4821"} {
+		if strings.Contains(n.Own, secret) || strings.Contains(n.Mail, secret) {
+			t.Errorf("%q reached the answer:\nown: %s\nmail: %s", secret, n.Own, n.Mail)
+		}
+	}
+	for _, shown := range []string{"eggs, flour", "ask IT for a temporary password"} {
+		if !strings.Contains(n.Own, shown) {
+			t.Errorf("own text lost %q: %s", shown, n.Own)
+		}
+	}
+	if strings.Contains(n.Mail, "eggs") {
+		t.Errorf("a stranger's message that gives a password is withheld whole, got: %s", n.Mail)
+	}
+	if got := blocksOf(reflect.TypeOf(n)); !reflect.DeepEqual(got, []string{"mail", "own"}) {
+		t.Errorf("blocksOf: %q", got)
+	}
+}
