@@ -32,7 +32,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 14
+const schemaVersion = 15
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -176,6 +176,7 @@ var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	10: addInviteColumns,
 	11: addAuthentic,
 	13: addLastOK, // when each account last synced without an error (fresh.go)
+	14: addHeld,   // what each account ever held, so a message moved back is not new (held.go)
 }
 
 const (
