@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
+	"github.com/postern-mcp/postern/internal/tools"
 )
 
 // postern project: the person's side of projects (projects.toml beside the
@@ -32,7 +35,7 @@ func newProjectCmd(stdout io.Writer) *cobra.Command {
 	list := &cobra.Command{
 		Use:     "list",
 		Short:   "the projects, open or closed, and what happens to things in no project",
-		Long:    "List the projects of projects.toml beside the configuration: each one's id, name, whether agents may see it, and how many routes and ties say what belongs to it; then what happens to things in no project ([projects] outside).",
+		Long:    "List the projects of projects.toml beside the configuration: each one's id, name, whether agents may see it, and how many routes and ties say what belongs to it; then, from the local store, what each route and tie holds now (messages, events, tasks, contacts, notes), with a warning for a senders or domains route that holds no mail because none of it is authenticated; then what happens to things in no project ([projects] outside).",
 		Example: "  postern project list\n  postern project list --json",
 		Args:    noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
@@ -43,7 +46,7 @@ func newProjectCmd(stdout io.Writer) *cobra.Command {
 	show := &cobra.Command{
 		Use:     "show ID",
 		Short:   "one project, whole: its routes, ties and whether it is open",
-		Long:    "Show one project whole: whether agents may see it, each route that says what belongs to it (senders, domains, subjects, folders, calendars, task lists, address books, note folders) and its ties.",
+		Long:    "Show one project whole: whether agents may see it, each route that says what belongs to it (senders, domains, subjects, folders, calendars, task lists, address books, note folders) and its ties, each with what it holds now in the local store (messages, whole threads; events, tasks, contacts, notes). A senders or domains route that holds no mail because no receiving server you trust authenticated it is warned about, with what to do instead.",
 		Example: "  postern project show acme",
 		Args:    idArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -144,14 +147,128 @@ func projectList(cfgPath string, asJSON bool, stdout io.Writer) error {
 	if len(s.Projects) == 0 {
 		line("No projects in %s (docs/projects.md says how to write them).", path)
 	}
+	holds, err := newHolds(cfgPath)
+	if err != nil {
+		return err
+	}
+	defer holds.close()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for i := range s.Projects {
 		p := &s.Projects[i]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %s\n", termsafe.Line(p.ID), termsafe.Line(orDash(p.Name)), openWord(p.Open), plural(routeCount(p), "route"), plural(len(p.Ties), "tie"))
 	}
 	tw.Flush()
+	// What each route holds, project by project: a route that holds nothing is seen here.
+	for i := range s.Projects {
+		p := &s.Projects[i]
+		hs, err := holds.of(p)
+		if err != nil {
+			return err
+		}
+		if len(hs) == 0 || holds.svc == nil {
+			continue
+		}
+		line("%s:", p.ID)
+		for _, h := range hs {
+			if h.Route == "ties" {
+				line("  tie %s", holdLine(&h))
+			} else {
+				line("  %s", holdLine(&h))
+			}
+			if h.Warning != "" {
+				line("    warning: it holds no message, as no mail from its senders is authenticated; postern project show %s says what to do", p.ID)
+			}
+		}
+	}
+	if holds.svc == nil && len(s.Projects) > 0 {
+		line("%s", holds.missing())
+	}
 	line("%s", outsideLine(s))
 	return nil
+}
+
+// holds works out what the routes hold, from the local store when there is one (opening it
+// would make it: without one, nothing is counted).
+type holds struct {
+	svc  *tools.Service
+	path string
+}
+
+func newHolds(cfgPath string) (*holds, error) {
+	h := &holds{path: storePath()}
+	if _, err := os.Stat(h.path); err != nil {
+		return h, nil
+	}
+	abs, err := filepath.Abs(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	h.svc = &tools.Service{Version: postVersion(), Config: config.NewWatcher(abs), StorePath: h.path}
+	return h, nil
+}
+
+func (h *holds) close() {
+	if h.svc != nil {
+		h.svc.Close()
+	}
+}
+
+// of is what each route and tie of p holds; without a store, the routes with nothing counted.
+func (h *holds) of(p *projects.Project) ([]tools.RouteHold, error) {
+	if h.svc != nil {
+		return h.svc.ProjectHolds(context.Background(), p)
+	}
+	var out []tools.RouteHold
+	for _, r := range projectRoutes(p) {
+		for _, v := range r.values {
+			out = append(out, tools.RouteHold{Route: r.key, Value: v})
+		}
+	}
+	return out, nil
+}
+
+func (h *holds) missing() string {
+	return fmt.Sprintf("What each route holds is counted from the local store, and there is none yet (%s): postern sync makes it.", h.path)
+}
+
+// projectRoutes are p's routes and ties, by their key in projects.toml.
+func projectRoutes(p *projects.Project) []struct {
+	key    string
+	values []string
+} {
+	return []struct {
+		key    string
+		values []string
+	}{
+		{"senders", p.Senders}, {"domains", p.Domains}, {"subjects", p.Subjects}, {"folders", p.Folders},
+		{"calendars", p.Calendars}, {"task_lists", p.TaskLists}, {"address_books", p.AddressBooks},
+		{"note_folders", p.NoteFolders}, {"ties", p.Ties},
+	}
+}
+
+// holdLine is one route, its value and, when counted, what it holds:
+// `domains "acme.example" (authenticated mail only): 0 messages, 2 contacts`.
+func holdLine(h *tools.RouteHold) string {
+	what := fmt.Sprintf("%s %q", h.Route, h.Value)
+	if h.Route == "ties" {
+		what = h.Value
+	}
+	if h.Route == "senders" || h.Route == "domains" {
+		what += " (authenticated mail only)"
+	}
+	kinds := h.Kinds()
+	if len(kinds) == 0 {
+		return what
+	}
+	counts := make([]string, len(kinds))
+	for i, k := range kinds {
+		counts[i] = plural(h.Count(k), strings.TrimSuffix(k, "s"))
+	}
+	out := what + ": " + strings.Join(counts, ", ")
+	if h.Unauthenticated > 0 {
+		out += fmt.Sprintf(" (%s from its senders not authenticated, so not held)", plural(h.Unauthenticated, "message"))
+	}
+	return out
 }
 
 func outsideLine(s *projects.Set) string {
@@ -176,32 +293,38 @@ func projectShow(cfgPath, id string, stdout io.Writer) error {
 	} else {
 		line("%s%s: closed to agents (postern project open %s opens it)", p.ID, name, p.ID)
 	}
-	routes := []struct {
-		what string
-		list []string
-	}{
-		{"senders (authenticated mail only)", p.Senders},
-		{"domains (authenticated mail only)", p.Domains},
-		{"subjects", p.Subjects},
-		{"folders", p.Folders},
-		{"calendars", p.Calendars},
-		{"task lists", p.TaskLists},
-		{"address books", p.AddressBooks},
-		{"note folders", p.NoteFolders},
+	holds, err := newHolds(cfgPath)
+	if err != nil {
+		return err
 	}
-	for _, r := range routes {
-		if len(r.list) > 0 {
-			line("  %s: %s", r.what, quoteAll(r.list))
+	defer holds.close()
+	hs, err := holds.of(p)
+	if err != nil {
+		return err
+	}
+	tied := false
+	for _, h := range hs {
+		indent := "  "
+		if h.Route == "ties" {
+			if !tied {
+				line("  ties:")
+				tied = true
+			}
+			indent = "    "
 		}
-	}
-	if len(p.Ties) > 0 {
-		line("  ties:")
-		for _, t := range p.Ties {
-			line("    %s", t)
+		if holds.svc == nil {
+			line("%s%s", indent, withoutCounts(&h))
+			continue
+		}
+		line("%s%s", indent, holdLine(&h))
+		if h.Warning != "" {
+			line("%s  warning: this route %s", indent, h.Warning)
 		}
 	}
 	if routeCount(p) == 0 && len(p.Ties) == 0 {
 		line("  nothing belongs to it yet: it has no routes and no ties")
+	} else if holds.svc == nil {
+		line("  %s", holds.missing())
 	}
 	if !s.Outside() {
 		line("  (things in no project are kept from agents: [projects] outside = false)")
@@ -307,6 +430,18 @@ func resolveTie(ref string) (tie, from string, err error) {
 	return projects.Tie("mid", row.MessageID), " (message " + ref + ")", nil
 }
 
+// withoutCounts is a route as the file has it, when there is no store to count from.
+func withoutCounts(h *tools.RouteHold) string {
+	if h.Route == "ties" {
+		return h.Value
+	}
+	what := fmt.Sprintf("%s %q", h.Route, h.Value)
+	if h.Route == "senders" || h.Route == "domains" {
+		what += " (authenticated mail only)"
+	}
+	return what
+}
+
 func routeCount(p *projects.Project) int {
 	return len(p.Senders) + len(p.Domains) + len(p.Subjects) + len(p.Folders) + len(p.Calendars) +
 		len(p.TaskLists) + len(p.AddressBooks) + len(p.NoteFolders)
@@ -331,12 +466,4 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func quoteAll(xs []string) string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = fmt.Sprintf("%q", x)
-	}
-	return strings.Join(out, ", ")
 }

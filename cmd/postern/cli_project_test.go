@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,7 +77,7 @@ func TestProjectCommands(t *testing.T) {
 		t.Errorf("project list is not in the file's order:\n%s", out)
 	}
 	out, _, code = runHere("project", "show", "acme")
-	for _, want := range []string{`acme "Acme Corp": closed to agents`, `domains (authenticated mail only): "acme.example"`, `subjects: "Acme"`, "mid:first@acme.example", "event:kickoff-1"} {
+	for _, want := range []string{`acme "Acme Corp": closed to agents`, `domains "acme.example" (authenticated mail only)`, `subjects "Acme"`, "postern sync makes it", "mid:first@acme.example", "event:kickoff-1"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("project show acme lacks %q: %d\n%s", want, code, out)
 		}
@@ -272,5 +273,133 @@ func TestProjectTieMessageID(t *testing.T) {
 	}
 	if out, _, code = runHere("project", "untie", "acme", ids["Kick-off"]); code != 0 || !strings.Contains(out, "untied mid:kick@acme.example") {
 		t.Fatalf("untie by message id: %d %q", code, out)
+	}
+}
+
+// holdsHome is a HOME whose Maildir holds mail from acme.example (two in one thread, one
+// forged), from a lawyer, one with "Falcon" in its subject, one in the folder Acme and one
+// tied by its Message-ID; two folders of .ics files (acme-cal: two events and a task;
+// home-cal: the tied kick-off and a dentist); and a notes folder. Its projects file routes
+// each of them to acme. The receiving server mx.example.net wrote Authentication-Results on
+// every message from a sender it checked; trusted says whether the account trusts it.
+func holdsHome(t *testing.T, trusted bool) string {
+	t.Helper()
+	h := inHome(t)
+	mail := func(folder, name, from, subject, msgID, extra string) {
+		dir := filepath.Join(h, "Maildir", folder)
+		for _, sub := range []string{"cur", "new", "tmp"} {
+			os.MkdirAll(filepath.Join(dir, sub), 0o755)
+		}
+		raw := "From: " + from + "\r\nTo: me@example.com\r\nSubject: " + subject + "\r\nDate: Mon, 2 Jun 2025 10:00:00 +0000\r\nMessage-ID: <" + msgID + ">\r\n" + extra + "\r\nHello.\r\n"
+		os.WriteFile(filepath.Join(dir, "cur", name+":2,S"), []byte(raw), 0o644)
+	}
+	ar := func(result string) string { return "Authentication-Results: mx.example.net; " + result + "\r\n" }
+	mail("", "1", "Ann <ann@acme.example>", "Kick-off", "kick@acme.example", ar("dmarc=pass header.from=acme.example"))
+	mail("", "2", "Bob <bob@sub.acme.example>", "Re: Kick-off", "re-kick@acme.example", "In-Reply-To: <kick@acme.example>\r\n"+ar("dkim=pass header.d=acme.example"))
+	mail("", "3", "Eve <eve@acme.example>", "Urgent invoice", "eve@acme.example", ar("dmarc=fail header.from=acme.example"))
+	mail("", "4", "Lawyer <lawyer@firm.example>", "Contract", "contract@firm.example", ar("dmarc=pass header.from=firm.example"))
+	mail("", "5", "Carol <carol@elsewhere.example>", "Project Falcon notes", "falcon@elsewhere.example", "")
+	mail("", "6", "Dave <dave@elsewhere.example>", "Lunch", "lunch@elsewhere.example", "")
+	mail(".Acme", "7", "Filer <filer@other.example>", "Filed", "filed@other.example", "")
+	cal := func(dir string, items ...string) string {
+		p := filepath.Join(h, dir)
+		os.MkdirAll(p, 0o755)
+		body := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + strings.Join(items, "") + "END:VCALENDAR\r\n"
+		os.WriteFile(filepath.Join(p, "cal.ics"), []byte(body), 0o644)
+		return p
+	}
+	event := func(uid, summary string) string {
+		return "BEGIN:VEVENT\r\nUID:" + uid + "\r\nDTSTAMP:20250601T000000Z\r\nDTSTART:20250610T090000Z\r\nDTEND:20250610T100000Z\r\nSUMMARY:" + summary + "\r\nEND:VEVENT\r\n"
+	}
+	acmeCal := cal("acme-cal", event("review@acme.example", "Review"), event("standup@acme.example", "Standup"),
+		"BEGIN:VTODO\r\nUID:invoice@acme.example\r\nDTSTAMP:20250601T000000Z\r\nSUMMARY:Send the invoice\r\nEND:VTODO\r\n")
+	homeCal := cal("home-cal", event("kickoff@acme.example", "Kick-off"), event("dentist@home.example", "Dentist"))
+	for _, n := range []string{"clients/acme/plan.md", "clients/acme/minutes.md", "misc/other.md", "misc/shopping.md"} {
+		p := filepath.Join(h, "notes", n)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("# "+filepath.Base(n)+"\n\nText.\n"), 0o644)
+	}
+	trust := ""
+	if trusted {
+		trust = "trusted_authserv_ids = [\"mx.example.net\"]\n"
+	}
+	cfgDir := filepath.Join(h, ".config", "postern")
+	os.MkdirAll(cfgDir, 0o700)
+	cfg := fmt.Sprintf("[notes]\nfolder = %q\n\n[[accounts]]\nname = \"local\"\nkind = \"maildir\"\npath = %q\n%s\n[[accounts]]\nname = \"acme-cal\"\nkind = \"ics\"\npath = %q\n\n[[accounts]]\nname = \"home-cal\"\nkind = \"ics\"\npath = %q\n",
+		filepath.Join(h, "notes"), filepath.Join(h, "Maildir"), trust, acmeCal, homeCal)
+	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600)
+	os.WriteFile(filepath.Join(cfgDir, projects.File), []byte(`[[project]]
+id = "acme"
+name = "Acme Corp"
+domains = ["acme.example"]
+senders = ["lawyer@firm.example"]
+subjects = ["Falcon"]
+folders = ["local/Acme"]
+calendars = ["acme-cal"]
+note_folders = ["clients/acme"]
+ties = ["mid:lunch@elsewhere.example", "event:kickoff@acme.example", "note:misc/other.md"]
+
+[[project]]
+id = "home"
+folders = ["Family"]
+`), 0o600)
+	return h
+}
+
+// TestProjectShowHolds (issue 23, must-show 7): on a mailbox where no trusted server
+// authenticated any mail, postern project show and list warn that the domains and senders
+// routes hold no message and say what to do (the receiving server to trust, or other routes);
+// once the account trusts that server, every route's counts of messages (whole threads),
+// events, tasks and notes are the store's, and the warnings are gone. Before any sync, the
+// routes are listed and the counts are said to need the store.
+func TestProjectShowHolds(t *testing.T) {
+	for _, trusted := range []bool{false, true} {
+		h := holdsHome(t, trusted)
+		if trusted {
+			if out, errOut, code := runHere("project", "show", "acme"); code != 0 || !strings.Contains(out, "postern sync makes it") || strings.Contains(out, "messages") {
+				t.Fatalf("project show before any sync: %d\n%s%s", code, out, errOut)
+			}
+		}
+		if out, errOut, code := runHere("sync"); code != 0 {
+			t.Fatalf("sync: %d %s%s", code, out, errOut)
+		}
+		show, errOut, code := runHere("project", "show", "acme")
+		if code != 0 || errOut != "" {
+			t.Fatalf("project show acme: %d %s%s", code, show, errOut)
+		}
+		list, errOut, code := runHere("project", "list")
+		if code != 0 || errOut != "" {
+			t.Fatalf("project list: %d %s%s", code, list, errOut)
+		}
+		name := "project_show_unauthenticated.golden"
+		if trusted {
+			name = "project_show_authenticated.golden"
+		}
+		golden(t, name, stable(show, h))
+		// What a user reads, checked apart from the golden file too.
+		warned := strings.Contains(show, `domains "acme.example" (authenticated mail only): 0 messages`) &&
+			strings.Contains(show, "warning: this route holds no message") &&
+			strings.Contains(show, "trust it (trusted_authserv_ids): postern account set local --trust-authserv mx.example.net;") &&
+			strings.Contains(show, "or route this mail by folders, subjects or ties") &&
+			strings.Contains(list, "warning: it holds no message")
+		if warned == trusted {
+			t.Errorf("trusted=%v: warned=%v\n%s\n%s", trusted, warned, show, list)
+		}
+		if trusted {
+			for _, want := range []string{
+				`domains "acme.example" (authenticated mail only): 2 messages, 0 contacts (1 message from its senders not authenticated, so not held)`,
+				`senders "lawyer@firm.example" (authenticated mail only): 1 message, 0 contacts`,
+				`subjects "Falcon": 1 message`, `folders "local/Acme": 1 message`,
+				`calendars "acme-cal": 2 events, 1 task`, `note_folders "clients/acme": 2 notes`,
+				"mid:lunch@elsewhere.example: 1 message", "event:kickoff@acme.example: 1 event", "note:misc/other.md: 1 note",
+			} {
+				if !strings.Contains(show, want) {
+					t.Errorf("project show lacks %q:\n%s", want, show)
+				}
+			}
+			if !strings.Contains(list, `folders "Family": 0 messages`) {
+				t.Errorf("project list does not count the home project's route:\n%s", list)
+			}
+		}
 	}
 }

@@ -105,3 +105,10 @@ func aligned(domain, signer string) bool {
 	signer = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(signer), "."))
 	return signer != "" && (domain == signer || strings.HasSuffix(domain, "."+signer))
 }
+
+// ServID returns the authserv-id of an Authentication-Results value: the receiving server
+// that wrote it, or claims to. ok is false when the value has none.
+func ServID(value string) (id string, ok bool) {
+	f, ok := read(value)
+	return f.id, ok
+}

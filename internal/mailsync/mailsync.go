@@ -6,6 +6,7 @@ package mailsync
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
@@ -61,6 +62,10 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 		}
 		if res != nil {
 			o.New, o.Deleted, o.FlagsChanged, o.Folders, o.Renamed = res.New, res.Deleted, res.FlagsChanged, res.Folders, res.Renamed
+		}
+		if err == nil {
+			// What the account held stays bounded; a failure here loses nothing.
+			_ = st.PruneHeld(ctx, a.Name, time.Now())
 		}
 		if err != nil {
 			o.Error = err.Error()

@@ -160,7 +160,8 @@ func (s *Store) MoveStored(ctx context.Context, id int64, to *FolderRef, uid uin
 	if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE folder_id = ? AND uid = ? AND id <> ?`, to.ID, uid, id); err != nil {
 		return s.explain(err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE messages SET folder_id = ?, uid = ?, modseq = 0 WHERE id = ?`, to.ID, uid, id); err != nil {
+	// The account held it already: where it lands, it is not new mail (held.go).
+	if _, err := tx.ExecContext(ctx, `UPDATE messages SET folder_id = ?, uid = ?, modseq = 0, held_before = 1 WHERE id = ?`, to.ID, uid, id); err != nil {
 		return s.explain(err)
 	}
 	return s.explain(tx.Commit())

@@ -335,3 +335,102 @@ func (s *Store) FillAuthentic(ctx context.Context, account string, trusted []str
 	}
 	return s.explain(tx.Commit())
 }
+
+// ThreadsSize is how many messages the threads hold.
+func (s *Store) ThreadsSize(ctx context.Context, threads map[int64]bool) (int, error) {
+	if len(threads) == 0 {
+		return 0, nil
+	}
+	ids := make([]int64, 0, len(threads))
+	for t := range threads {
+		ids = append(ids, t)
+	}
+	b, _ := json.Marshal(ids)
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE thread_id IN (SELECT value FROM json_each(?))`, string(b)).Scan(&n)
+	return n, s.explain(err)
+}
+
+// SenderMail counts, per account, the stored messages from the addresses or the domains (and
+// their subdomains) given: all of them, and those a trusted receiving server authenticated
+// (and did not find forged), the only ones a project's sender route takes.
+func (s *Store) SenderMail(ctx context.Context, senders, domains []string) (all, authentic map[string]int, err error) {
+	all, authentic = map[string]int{}, map[string]int{}
+	var addrs, ds []string
+	for _, x := range senders {
+		if x = strings.ToLower(strings.TrimSpace(x)); strings.Contains(x, "@") {
+			addrs = append(addrs, x)
+			ds = append(ds, x[strings.LastIndex(x, "@")+1:])
+		}
+	}
+	cond := ""
+	var args []any
+	if len(addrs) > 0 {
+		a, _ := json.Marshal(addrs)
+		d, _ := json.Marshal(ds)
+		cond = domainExpr + ` IN (SELECT value FROM json_each(?)) AND lower(m.from_email) IN (SELECT value FROM json_each(?))`
+		args = []any{string(d), string(a)}
+	}
+	if len(domains) > 0 {
+		stored, err := s.senderDomains(ctx, domains)
+		if err != nil {
+			return nil, nil, err
+		}
+		if stored == nil {
+			stored = []string{}
+		}
+		d, _ := json.Marshal(stored)
+		if cond != "" {
+			cond = "(" + cond + ") OR "
+		}
+		cond += domainExpr + ` IN (SELECT value FROM json_each(?))`
+		args = append(args, string(d))
+	}
+	if cond == "" {
+		return all, authentic, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT a.name, count(*), sum(m.authentic = 1 AND m.forged = 0) FROM messages m JOIN accounts a ON a.id = m.account_id
+		WHERE `+cond+` GROUP BY a.name`, args...)
+	if err != nil {
+		return nil, nil, s.explain(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var n, ok int
+		if err := rows.Scan(&name, &n, &ok); err != nil {
+			return nil, nil, s.explain(err)
+		}
+		all[name], authentic[name] = n, ok
+	}
+	return all, authentic, s.explain(rows.Err())
+}
+
+// FirstHeaders returns, for each of the newest n messages of account, the values of its first
+// header field named name (case ignored), where it has one.
+func (s *Store) FirstHeaders(ctx context.Context, account, name string, n int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT coalesce(b.headers, '') FROM messages m JOIN accounts a ON a.id = m.account_id
+		LEFT JOIN bodies b ON b.id = m.id WHERE a.name = ? ORDER BY m.id DESC LIMIT ?`, account, n)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var headers string
+		if err := rows.Scan(&headers); err != nil {
+			return nil, s.explain(err)
+		}
+		var hs []Header
+		if headers != "" {
+			_ = json.Unmarshal([]byte(headers), &hs)
+		}
+		for _, h := range hs {
+			if strings.EqualFold(h.Name, name) {
+				out = append(out, h.Value)
+				break
+			}
+		}
+	}
+	return out, s.explain(rows.Err())
+}

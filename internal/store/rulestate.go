@@ -31,25 +31,6 @@ func (s *Store) MaxUID(ctx context.Context, folderID int64) (uint32, error) {
 	return uint32(uid.Int64), s.explain(err)
 }
 
-// RowsAfterUID returns up to limit messages of a folder whose uid is above
-// after, lowest uid first.
-func (s *Store) RowsAfterUID(ctx context.Context, folderID int64, after uint32, limit int) ([]*Row, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumns+fromJoins+` WHERE m.folder_id = ? AND m.uid > ? ORDER BY m.uid LIMIT ?`, folderID, after, limit)
-	if err != nil {
-		return nil, s.explain(err)
-	}
-	defer rows.Close()
-	var out []*Row
-	for rows.Next() {
-		r, err := scanRow(rows)
-		if err != nil {
-			return nil, s.explain(err)
-		}
-		out = append(out, r)
-	}
-	return out, s.explain(rows.Err())
-}
-
 // Meta is a value of the store's own key-value table ("" when unset).
 func (s *Store) Meta(ctx context.Context, key string) (string, error) {
 	var v string

@@ -34,7 +34,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 15
+const schemaVersion = 16
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -181,6 +181,7 @@ var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	// A contact search reads only what the tools show, masked (searched.go); before, it read
 	// the server's words as they were.
 	14: refillContactSearch,
+	15: addHeld, // what each account ever held, so a message moved back is not new (held.go)
 }
 
 const (

@@ -418,6 +418,7 @@ type batch struct {
 	tx                                           *sql.Tx
 	exists, maxID, insert, ref, body, meta, text *sql.Stmt
 	threadByMsgID, threadByRef, mergeThread      *sql.Stmt
+	held                                         *sql.Stmt
 }
 
 func prepareBatch(ctx context.Context, tx *sql.Tx) (*batch, error) {
@@ -430,8 +431,8 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batch, error) {
 		{&b.maxID, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`},
 		{&b.insert, `INSERT INTO messages(id, account_id, folder_id, uid, message_id, in_reply_to, thread_id, date, subject,
 		from_name, from_email, to_list, cc_list, flags, size, attachments, modseq, forged, withheld, list, one_click, unsubscribe,
-		invitation, invitation_uid, authentic)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		invitation, invitation_uid, authentic, held_key, held_before)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(folder_id, uid) DO NOTHING`},
 		{&b.ref, `INSERT INTO refs(message, ref) VALUES(?, ?)`},
 		{&b.body, `INSERT INTO bodies(id, text, truncated, headers, problems, calendar) VALUES(?,?,?,?,?,?)`},
@@ -440,6 +441,7 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batch, error) {
 		{&b.threadByMsgID, `SELECT thread_id FROM messages WHERE account_id=? AND message_id=?`},
 		{&b.threadByRef, `SELECT m.thread_id FROM refs r JOIN messages m ON m.id = r.message WHERE r.ref=? AND m.account_id=?`},
 		{&b.mergeThread, `UPDATE messages SET thread_id=? WHERE thread_id=?`},
+		{&b.held, `INSERT INTO held(account_id, key) VALUES(?, ?) ON CONFLICT DO NOTHING`},
 	} {
 		st, err := tx.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -452,7 +454,7 @@ func prepareBatch(ctx context.Context, tx *sql.Tx) (*batch, error) {
 }
 
 func (b *batch) close() {
-	for _, st := range []*sql.Stmt{b.exists, b.maxID, b.insert, b.ref, b.body, b.meta, b.text, b.threadByMsgID, b.threadByRef, b.mergeThread} {
+	for _, st := range []*sql.Stmt{b.exists, b.maxID, b.insert, b.ref, b.body, b.meta, b.text, b.threadByMsgID, b.threadByRef, b.mergeThread, b.held} {
 		if st != nil {
 			st.Close()
 		}
@@ -486,9 +488,19 @@ func (s *Store) addOne(ctx context.Context, b *batch, f *Folder, m *NewMessage) 
 	if err != nil {
 		return s.explain(err)
 	}
+	// A message whose key the account has held before (held.go) is not new mail.
+	key := heldKey(m.MessageID, m.Headers, m.Text, atts)
+	res, err := b.held.ExecContext(ctx, f.AccountID, key)
+	if err != nil {
+		return s.explain(err)
+	}
+	added, err := res.RowsAffected()
+	if err != nil {
+		return s.explain(err)
+	}
 	if _, err := b.insert.ExecContext(ctx, id, f.AccountID, f.ID, m.UID, m.MessageID, m.InReplyTo, thread, date.Unix(), m.Subject,
 		m.From.Name, m.From.Email, joinAddrs(m.To), joinAddrs(m.Cc), m.Flags, m.Size, atts, m.ModSeq, m.Forged, m.Withheld,
-		m.List, m.OneClick, strings.Join(m.Unsubscribe, "\n"), m.Invitation, m.InvitationUID, m.Authentic); err != nil {
+		m.List, m.OneClick, strings.Join(m.Unsubscribe, "\n"), m.Invitation, m.InvitationUID, m.Authentic, key, added == 0); err != nil {
 		return s.explain(err)
 	}
 	refs := append([]string{}, m.References...)

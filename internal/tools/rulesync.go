@@ -30,7 +30,8 @@ type RuleRun struct {
 }
 
 // ApplyRules runs the enabled rules over the mail that arrived in each
-// account's INBOX since they last looked, through the same code as the mail
+// account's INBOX since they last looked (new mail: what the account never held
+// before, store.NewForRules), through the same code as the mail
 // tools: every change is in the action log (client "postern rules", the rule's
 // name in what it did) and mail_undo puts it back. The first time an account
 // is seen, its existing mail is only marked as seen: rules_apply_existing is
@@ -101,15 +102,17 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 		id       int64
 	}
 	for {
-		rows, err := st.RowsAfterUID(ctx, inbox.ID, seen, 500)
+		// New mail is what the account never held: a message moved back to INBOX (by
+		// mail_undo, or by the person elsewhere) has a new uid but is not new.
+		rows, top, err := st.NewForRules(ctx, inbox.ID, seen, 500)
 		if err != nil {
 			return run, err
 		}
-		if len(rows) == 0 {
+		if top == seen {
 			break
 		}
+		seen = top
 		for _, r := range rows {
-			seen = max(seen, r.UID)
 			run.Looked++
 			m := &rules.Message{Row: r}
 			if needs.Headers || needs.Body {
