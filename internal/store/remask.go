@@ -138,23 +138,23 @@ func (s *Store) remaskMailBatch(ctx context.Context, want string) (changed int, 
 // where that changes one, writes the message, its body and its index rows anew; it returns
 // how many changed.
 func remaskMail(ctx context.Context, tx *sql.Tx, lo, below int64) (int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT m.id, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.attachments, m.withheld,
+	rows, err := tx.QueryContext(ctx, `SELECT m.id, m.account_id, m.message_id, m.subject, m.from_name, m.from_email, m.to_list, m.cc_list, m.attachments, m.withheld,
 		coalesce(b.text, ''), coalesce(b.headers, ''), coalesce(b.problems, '') FROM messages m LEFT JOIN bodies b ON b.id = m.id
 		WHERE m.id >= ? AND m.id < ?`, lo, below)
 	if err != nil {
 		return 0, err
 	}
 	type change struct {
-		id                  int64
+		id, account         int64
 		nm                  NewMessage
 		atts, headers, text string
 	}
 	var changes []change
 	for rows.Next() {
-		var id int64
+		var id, account int64
 		var to, cc, atts, headers, problems string
 		var nm NewMessage
-		if err := rows.Scan(&id, &nm.Subject, &nm.From.Name, &nm.From.Email, &to, &cc, &atts, &nm.Withheld, &nm.Text, &headers, &problems); err != nil {
+		if err := rows.Scan(&id, &account, &nm.MessageID, &nm.Subject, &nm.From.Name, &nm.From.Email, &to, &cc, &atts, &nm.Withheld, &nm.Text, &headers, &problems); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -182,7 +182,7 @@ func remaskMail(ctx context.Context, tx *sql.Tx, lo, below int64) (int, error) {
 			slices.Equal(nm.Problems, before.Problems) && nm.Text == before.Text && nm.Withheld == before.Withheld {
 			continue
 		}
-		c := change{id: id, nm: nm}
+		c := change{id: id, account: account, nm: nm}
 		if len(nm.Attachments) > 0 {
 			b, _ := json.Marshal(nm.Attachments)
 			c.atts = string(b)
@@ -205,6 +205,16 @@ func remaskMail(ctx context.Context, tx *sql.Tx, lo, below int64) (int, error) {
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE bodies SET text=?, headers=?, problems=? WHERE id=?`,
 			m.Text, c.headers, strings.Join(m.Problems, "\n"), c.id); err != nil {
+			return 0, err
+		}
+		// The key of what the account held changes with the masked text it is made from: the
+		// new one is held too (the old one stays), so a message moved back after the store
+		// masked it again is still not new mail (held.go).
+		key := heldKey(m.MessageID, m.Headers, m.Text, c.atts)
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET held_key = ? WHERE id = ?`, key, c.id); err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO held(account_id, key) VALUES(?, ?) ON CONFLICT DO NOTHING`, c.account, key); err != nil {
 			return 0, err
 		}
 		for _, t := range []string{"meta_fts", "body_fts"} {
