@@ -371,3 +371,65 @@ func checkUndoCase(t *testing.T, h *davHome, cs *mcp.ClientSession, c *undoCase)
 
 func TestCalendarUndoExactRadicale(t *testing.T) { checkUndoExact(t, davtest.Radicale(t)) }
 func TestCalendarUndoExactXandikos(t *testing.T) { checkUndoExact(t, davtest.Xandikos(t)) }
+
+// TestCalendarUndoGuards: undoing an event's or task's write asks what the write asked. A
+// connection without calendar:write (or tasks:write) cannot undo it; once the event's calendar
+// belongs to a project the person has not opened, agents neither see the action in mail_actions
+// nor undo it, and the server is left as it is; the person, at the terminal, still can
+// (postern actions, postern undo).
+func TestCalendarUndoGuards(t *testing.T) {
+	h := undoHome(t, davtest.Radicale(t))
+	cs := h.connect(t, "read,calendar:write,tasks:write,mail:modify")
+	before := h.rawState(t)
+	_, res := write(t, cs, "task_complete", map[string]any{"task": taskIDOf(t, cs, h.tasksName, "Water the plants")})
+	taskAction := res["action_id"].(string)
+	_, res = write(t, cs, "calendar_update", map[string]any{"event": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-11-12", "2026-11-12"), "Review", "2026-11-12"), "location": "Room 9"})
+	eventAction := res["action_id"].(string)
+	written := h.rawState(t)
+
+	// Without the write scope of what was written: refused, nothing changed.
+	for _, c := range []struct{ scopes, id, need string }{
+		{"read,mail:modify,tasks:write", eventAction, "calendar:write"},
+		{"read,mail:modify,calendar:write", taskAction, "tasks:write"},
+	} {
+		other := h.connect(t, c.scopes)
+		for _, dry := range []bool{true, false} {
+			_, text, isErr := call(t, other, "mail_undo", map[string]any{"action_id": c.id, "dry_run": dry})
+			if !isErr || !strings.Contains(text, `"`+c.need+`"`) {
+				t.Fatalf("mail_undo %s with %s: %v %s", c.id, c.scopes, isErr, text)
+			}
+		}
+	}
+	if d := stateDiff(written, h.rawState(t)); d != "" {
+		t.Fatalf("a refused undo changed the server:\n%s", d)
+	}
+
+	// The calendar joins a closed project: the event's action is gone for agents, the task's stays.
+	projects := filepath.Join(filepath.Dir(h.cfg), "projects.toml")
+	if err := os.WriteFile(projects, []byte(fmt.Sprintf("[[project]]\nid = \"board\"\nopen = false\ncalendars = [%q]\n", h.calName)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sc, text, isErr := call(t, cs, "mail_actions", map[string]any{})
+	if isErr || strings.Contains(text, eventAction) || !strings.Contains(text, taskAction) || strings.Contains(text, h.calName) {
+		t.Fatalf("mail_actions with the calendar kept: %v", sc)
+	}
+	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": eventAction}); !isErr || !strings.Contains(text, "not opened to agents") {
+		t.Fatalf("mail_undo of a kept event's action: %v %s", isErr, text)
+	}
+	if d := stateDiff(written, h.rawState(t)); d != "" {
+		t.Fatalf("a refused undo changed the server:\n%s", d)
+	}
+	// The person undoes it from the terminal; the task's action an agent may still undo.
+	if out, errOut, code := runCLI(t, h.env, "actions", "--config", h.cfg); code != 0 || !strings.Contains(out, eventAction) || !strings.Contains(out, taskAction) {
+		t.Fatalf("postern actions: %d %s %s", code, out, errOut)
+	}
+	if out, errOut, code := runCLI(t, h.env, "undo", eventAction, "--config", h.cfg); code != 0 || !strings.Contains(out, "put_back") {
+		t.Fatalf("postern undo %s: %d %s %s", eventAction, code, out, errOut)
+	}
+	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": taskAction}); isErr {
+		t.Fatalf("mail_undo of the task's action: %s", text)
+	}
+	if d := stateDiff(before, h.rawState(t)); d != "" {
+		t.Fatalf("after both undos the server differs from before:\n%s", d)
+	}
+}
