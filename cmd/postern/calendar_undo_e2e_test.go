@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/xml"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -431,5 +433,48 @@ func TestCalendarUndoGuards(t *testing.T) {
 	}
 	if d := stateDiff(before, h.rawState(t)); d != "" {
 		t.Fatalf("after both undos the server differs from before:\n%s", d)
+	}
+}
+
+// TestCalendarUndoAfterPurge: the kept texts of events and tasks are backups like mail's,
+// purged with them once older than the retention and only with the person's approval; an undo
+// that would need a purged one says so and changes nothing.
+func TestCalendarUndoAfterPurge(t *testing.T) {
+	h := undoHome(t, davtest.Radicale(t))
+	cs := h.connect(t, "read,tasks:write,mail:modify")
+	_, res := write(t, cs, "task_delete", map[string]any{"task": taskIDOf(t, cs, h.tasksName, "Water the plants")})
+	id := res["action_id"].(string)
+	if n := len(h.backupFiles(t)); n != 1 {
+		t.Fatalf("%d kept texts after a delete, want 1", n)
+	}
+	if _, text, isErr := call(t, cs, "mail_backups_purge", map[string]any{}); !isErr || !strings.Contains(text, "No backup is older") {
+		t.Fatalf("a purge of a young kept text: %v %s", isErr, text)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.dataDir(), "postern", "store.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE actions SET at = ?`, time.Now().Add(-60*24*time.Hour).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	prep, text, isErr := call(t, cs, "mail_backups_purge", map[string]any{})
+	if isErr || !strings.Contains(fmt.Sprint(prep["action"]), "1 kept texts of changed events and tasks") {
+		t.Fatalf("mail_backups_purge: %s", text)
+	}
+	sc, text, isErr := call(t, cs, "mail_backups_purge_commit", map[string]any{"token": prep["token"]})
+	if isErr || sc["removed"] != float64(1) {
+		t.Fatalf("mail_backups_purge_commit: %s", text)
+	}
+	if n := len(h.backupFiles(t)); n != 0 {
+		t.Fatalf("%d kept texts after the purge", n)
+	}
+	before := h.rawState(t)
+	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"action_id": id})
+	if isErr || sc["changed"] != float64(0) || !strings.Contains(text, "purged") {
+		t.Fatalf("an undo needing a purged text: %v %s", isErr, text)
+	}
+	if d := stateDiff(before, h.rawState(t)); d != "" {
+		t.Fatalf("an undo needing a purged text changed the server:\n%s", d)
 	}
 }
