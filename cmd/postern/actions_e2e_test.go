@@ -539,6 +539,11 @@ func TestActionAnswersValidate(t *testing.T) {
 	}
 	n := 0
 	for _, spec := range generated.Tools {
+		if spec.Effect == generated.EffectReversible && calendarWrite(spec) {
+			// An event or task write needs a CalDAV account: TestCalendarWritesValidate
+			// (calendar_e2e_test.go) calls each, dry and for real, against Radicale.
+			continue
+		}
 		if spec.Effect == generated.EffectReversible {
 			n++
 			if args[spec.Name] == nil {

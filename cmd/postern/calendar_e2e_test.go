@@ -16,8 +16,8 @@ import (
 	"github.com/postern-mcp/postern/internal/davtest"
 )
 
-// calendarPair says whether a pair writes calendars or tasks (and so needs a CalDAV account).
-func calendarPair(spec generated.ToolSpec) bool {
+// calendarWrite says whether a tool writes events or tasks (each is reversible, undone by mail_undo).
+func calendarWrite(spec generated.ToolSpec) bool {
 	return spec.Scope == generated.ScopeCalendarWrite || spec.Scope == generated.ScopeTasksWrite
 }
 
@@ -215,18 +215,19 @@ func checkAgenda(t *testing.T, srv *davtest.Server) {
 func TestCalendarAgendaRadicale(t *testing.T) { checkAgenda(t, davtest.Radicale(t)) }
 func TestCalendarAgendaXandikos(t *testing.T) { checkAgenda(t, davtest.Xandikos(t)) }
 
-// commitPair prepares name with args and commits it, failing on an error of either half.
-func commitPair(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (prep, res map[string]any) {
+// write calls the calendar or task write name with args, after its dry run, failing on an
+// error of either; it returns the dry run's answer and the write's.
+func write(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (dry, res map[string]any) {
 	t.Helper()
-	prep, text, isErr := call(t, cs, name, args)
-	if isErr {
+	dry, text, isErr := call(t, cs, name, with(args, "dry_run", true))
+	if isErr || dry["dry_run"] != true {
+		t.Fatalf("%s dry_run: %s", name, text)
+	}
+	res, text, isErr = call(t, cs, name, args)
+	if isErr || res["action_id"] == nil {
 		t.Fatalf("%s: %s", name, text)
 	}
-	res, text, isErr = call(t, cs, name+"_commit", with(args, "token", prep["token"]))
-	if isErr {
-		t.Fatalf("%s_commit: %s", name, text)
-	}
-	return prep, res
+	return dry, res
 }
 
 func eventIDOf(t *testing.T, rows []map[string]any, summary, start string) string {
@@ -272,11 +273,11 @@ func TestCalendarWrites(t *testing.T) {
 	h := newDavHome(t, davtest.Radicale(t))
 	cs := h.connect(t, "read,calendar:write")
 
-	// Create: the preview shows the event as it will be stored; the server holds it after.
+	// Create: the dry run shows the event as it will be stored; the server holds it after.
 	args := map[string]any{"summary": "Dentist", "start": "2026-11-10 09:30", "end": "2026-11-10 10:15", "location": "12 rue Oberkampf",
 		"description": "Bring the form.\nAsk about the bill.", "calendar": h.calName}
-	prep, res := commitPair(t, cs, "calendar_create", args)
-	pv, _ := json.Marshal(prep["body_lines"])
+	prep, res := write(t, cs, "calendar_create", args)
+	pv, _ := json.Marshal(prep["lines"])
 	for _, want := range []string{"Start: 2026-11-10 09:30 Europe/Paris", "End: 2026-11-10 10:15 Europe/Paris", "Location: 12 rue Oberkampf", "Bring the form."} {
 		if !strings.Contains(string(pv), want) {
 			t.Errorf("the preview %s lacks %q", pv, want)
@@ -302,7 +303,7 @@ func TestCalendarWrites(t *testing.T) {
 	// An update of the title keeps every other line of the server's copy byte for byte.
 	before, _ := h.u.Get(t, h.review)
 	reviewID := eventIDOf(t, agendaRows(t, cs, h.calName, "2026-11-12", "2026-11-12"), "Review", "2026-11-12 16:00")
-	commitPair(t, cs, "calendar_update", map[string]any{"event": reviewID, "summary": "Review (room 4)"})
+	write(t, cs, "calendar_update", map[string]any{"event": reviewID, "summary": "Review (room 4)"})
 	after, _ := h.u.Get(t, h.review)
 	i := 0
 	afterLines := physicalLines(after)
@@ -321,29 +322,26 @@ func TestCalendarWrites(t *testing.T) {
 		t.Fatalf("after the update:\n%s", after)
 	}
 
-	// Someone else changes the event between the prepare and the commit: refused, saying what.
+	// Someone else changes the event after postern read it: refused, saying what, and nothing
+	// is written.
 	upd := map[string]any{"event": reviewID, "location": "Room 5"}
-	prep, text, isErr := call(t, cs, "calendar_update", upd)
-	if isErr {
-		t.Fatalf("calendar_update: %s", text)
-	}
 	h.u.Put(t, h.review, strings.Replace(after, "DESCRIPTION:Bring the slides.", "DESCRIPTION:Bring the printed slides.", 1))
-	_, text, isErr = call(t, cs, "calendar_update_commit", with(upd, "token", prep["token"]))
+	_, text, isErr := call(t, cs, "calendar_update", upd)
 	if !isErr || !strings.Contains(text, "changed on the server since it was read") || !strings.Contains(text, "description") {
-		t.Fatalf("a commit over someone else's change: %v %s", isErr, text)
+		t.Fatalf("a write over someone else's change: %v %s", isErr, text)
 	}
 	if now, _ := h.u.Get(t, h.review); strings.Contains(now, "Room 5") {
 		t.Fatalf("the refused update was written:\n%s", now)
 	}
-	// The same before a prepare, when the copy read is older than the server's.
+	// The same with a dry run.
 	changed, _ := h.u.Get(t, h.review)
 	h.u.Put(t, h.review, strings.Replace(changed, "LOCATION:Room 3", "LOCATION:Room 7", 1))
-	_, text, isErr = call(t, cs, "calendar_update", upd)
+	_, text, isErr = call(t, cs, "calendar_update", with(upd, "dry_run", true))
 	if !isErr || !strings.Contains(text, "location changed") {
-		t.Fatalf("a prepare over a stale copy: %v %s", isErr, text)
+		t.Fatalf("a dry run over a stale copy: %v %s", isErr, text)
 	}
 	// Read again (the refusal took the server's copy), it goes through.
-	commitPair(t, cs, "calendar_update", upd)
+	write(t, cs, "calendar_update", upd)
 	if now, _ := h.u.Get(t, h.review); !strings.Contains(now, "LOCATION:Room 5") || !strings.Contains(now, "printed slides") {
 		t.Fatalf("after reading again:\n%s", now)
 	}
@@ -352,8 +350,8 @@ func TestCalendarWrites(t *testing.T) {
 	rows := agendaRows(t, cs, h.calName, "2026-10-19", "2026-10-25")
 	thursday := eventIDOf(t, rows, "Team sync", "2026-10-22 10:00")
 	monday := eventIDOf(t, rows, "Team sync", "2026-10-19 10:00")
-	commitPair(t, cs, "calendar_update", map[string]any{"event": thursday, "location": "Room C"})
-	_, res = commitPair(t, cs, "calendar_cancel", map[string]any{"event": monday})
+	write(t, cs, "calendar_update", map[string]any{"event": thursday, "location": "Room C"})
+	_, res = write(t, cs, "calendar_cancel", map[string]any{"event": monday})
 	if res["outcome"] != "cancelled" {
 		t.Fatalf("cancel: %v", res)
 	}
@@ -373,7 +371,7 @@ func TestCalendarWrites(t *testing.T) {
 	}
 
 	// A whole event without attendees is deleted, with If-Match.
-	_, res = commitPair(t, cs, "calendar_cancel", map[string]any{"event": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-27", "2026-10-27"), "Lunch", "2026-10-27")})
+	_, res = write(t, cs, "calendar_cancel", map[string]any{"event": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-27", "2026-10-27"), "Lunch", "2026-10-27")})
 	if st, _, _ := h.u.Do(t, "GET", h.cal+"lunch.ics", nil, ""); res["outcome"] != "deleted" || st != 404 {
 		t.Fatalf("delete: %v, GET %d", res, st)
 	}
@@ -383,7 +381,7 @@ func TestCalendarWrites(t *testing.T) {
 func TestTasksAndContacts(t *testing.T) {
 	h := newDavHome(t, davtest.Radicale(t))
 	cs := h.connect(t, "read,tasks:write")
-	_, res := commitPair(t, cs, "task_create", map[string]any{"summary": "Pay the invoice", "due": "2026-11-05", "priority": 2, "list": h.tasksName})
+	_, res := write(t, cs, "task_create", map[string]any{"summary": "Pay the invoice", "due": "2026-11-05", "priority": 2, "list": h.tasksName})
 	tk := res["task"].(map[string]any)
 	if res["outcome"] != "created" || tk["due"] != "2026-11-05" || tk["status"] != "needs-action" {
 		t.Fatalf("task_create: %v", res)
@@ -400,15 +398,15 @@ func TestTasksAndContacts(t *testing.T) {
 	if data, _ := raw(); !strings.Contains(data, "DUE;VALUE=DATE:20261105") || !strings.Contains(data, "PRIORITY:2") {
 		t.Fatalf("the server holds:\n%s", data)
 	}
-	_, res = commitPair(t, cs, "task_complete", map[string]any{"task": id})
+	_, res = write(t, cs, "task_complete", map[string]any{"task": id})
 	if data, _ := raw(); res["task"].(map[string]any)["status"] != "completed" || !strings.Contains(data, "STATUS:COMPLETED") || !strings.Contains(data, "\nCOMPLETED:") {
 		t.Fatalf("task_complete: %v\n%s", res, data)
 	}
-	_, res = commitPair(t, cs, "task_reopen", map[string]any{"task": id})
+	_, res = write(t, cs, "task_reopen", map[string]any{"task": id})
 	if data, _ := raw(); res["task"].(map[string]any)["status"] != "needs-action" || !strings.Contains(data, "STATUS:NEEDS-ACTION") || strings.Contains(data, "\nCOMPLETED:") {
 		t.Fatalf("task_reopen: %v\n%s", res, data)
 	}
-	_, res = commitPair(t, cs, "task_delete", map[string]any{"task": id})
+	_, res = write(t, cs, "task_delete", map[string]any{"task": id})
 	if _, st := raw(); res["outcome"] != "deleted" || st != 404 {
 		t.Fatalf("task_delete: %v, still on the server", res)
 	}
@@ -483,9 +481,9 @@ func TestCalendarAnswersValidate(t *testing.T) {
 	}
 }
 
-// TestCalendarPairsValidate: every calendar and task pair, prepared and committed against
-// Radicale, answers structuredContent that validates against each half's outputSchema.
-func TestCalendarPairsValidate(t *testing.T) {
+// TestCalendarWritesValidate: every calendar and task write, its dry run, and mail_undo of
+// it, against Radicale, answer structuredContent that validates against the outputSchema.
+func TestCalendarWritesValidate(t *testing.T) {
 	h := newDavHome(t, davtest.Radicale(t))
 	cs := h.connect(t, allScopes())
 	schemas := outputSchemas(t, cs)
@@ -509,23 +507,49 @@ func TestCalendarPairsValidate(t *testing.T) {
 		"task_reopen":   func() map[string]any { return map[string]any{"task": taskID} },
 		"task_delete":   func() map[string]any { return map[string]any{"task": taskID} },
 	}
+	n := 0
 	for _, spec := range generated.Tools {
-		if spec.Phase == "prepare" && calendarPair(spec) && args[spec.Name] == nil {
-			t.Errorf("%s is a new calendar pair: add its arguments to this test", spec.Name)
+		if calendarWrite(spec) {
+			n++
+			if args[spec.Name] == nil {
+				t.Errorf("%s is a new calendar or task write: add its arguments to this test", spec.Name)
+			}
 		}
+	}
+	if n != len(order) {
+		t.Fatalf("%d calendar and task writes in the registry, %d in this test", n, len(order))
 	}
 	for _, name := range order {
 		a := args[name]()
-		prep, res := commitPair(t, cs, name, a)
-		if err := compile(t, schemas[name]).Validate(anyJSON(prep)); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-		if err := compile(t, schemas[name+"_commit"]).Validate(anyJSON(res)); err != nil {
-			t.Errorf("%s_commit: %v", name, err)
+		dry, res := write(t, cs, name, a)
+		for _, sc := range []map[string]any{dry, res} {
+			if err := compile(t, schemas[name]).Validate(anyJSON(sc)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
 		}
 		if name == "task_create" {
 			taskID = res["task"].(map[string]any)["id"].(string)
 		}
+		if name == "task_delete" || name == "calendar_cancel" {
+			// Undone (the task comes back, the event too): the undo's answers validate.
+			id := res["action_id"].(string)
+			for _, dry := range []bool{true, false} {
+				u, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": id, "dry_run": dry})
+				if isErr {
+					t.Fatalf("mail_undo %s: %s", id, text)
+				}
+				if err := compile(t, schemas["mail_undo"]).Validate(anyJSON(u)); err != nil {
+					t.Errorf("mail_undo of %s: %v", name, err)
+				}
+			}
+		}
+	}
+	sc, text, isErr := call(t, cs, "mail_actions", map[string]any{})
+	if isErr || len(sc["actions"].([]any)) != len(order)+2 {
+		t.Fatalf("mail_actions: %s", text)
+	}
+	if err := compile(t, schemas["mail_actions"]).Validate(anyJSON(sc)); err != nil {
+		t.Errorf("mail_actions: %v", err)
 	}
 	// The review moved to 17:00 New York time: written in that zone.
 	if data, _ := h.u.Get(t, h.review); !strings.Contains(data, "DTSTART;TZID=America/New_York:20261112T170000") || !strings.Contains(data, "BEGIN:VTIMEZONE") {

@@ -9,9 +9,11 @@ import (
 )
 
 // postern actions and postern undo: the action log and mail_undo from a
-// terminal. The person at the terminal owns the mail, so these grant
-// mail:modify whatever the configuration grants agents; everything else (the
-// store, the audit log, masks) is as for postern call.
+// terminal. The person at the terminal owns the mail, calendars and task
+// lists, so these grant mail:modify (and undo calendar:write and tasks:write,
+// which undoing an event's or task's change needs) whatever the configuration
+// grants agents; everything else (the store, the audit log, masks) is as for
+// postern call.
 
 func newActionsCmd(stdout, stderr io.Writer) *cobra.Command {
 	var f serverFlags
@@ -21,8 +23,9 @@ func newActionsCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "actions",
 		Short: "list the actions agents took on your mail, newest first",
 		Long: `List the actions taken through postern on your mail (archive, move, mark,
-junk, delete, undo), newest first: what, when, which client, how many messages,
-and whether each was undone. postern undo ID puts one back.`,
+junk, delete), events and tasks (create, change, cancel, complete, delete) and
+their undos, newest first: what, when, which client, how many messages, events
+or tasks, and whether each was undone. postern undo ID puts one back.`,
 		Example: "  postern actions\n  postern actions --limit 50 --json",
 		Args:    noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
@@ -43,13 +46,14 @@ func newUndoCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "undo ACTION_ID",
 		Short: "put back what one action did",
 		Long: `Put back what one action did (postern actions lists them): folders, flags,
-and a deleted message from its backup when the server no longer has it. Each
-message says put_back, restored, or why it was left alone.`,
+a deleted message from its backup when the server no longer has it, and an
+event or task exactly as it was, if nobody changed it on the server since. Each
+row says put_back, restored, or why it was left alone.`,
 		Example: "  postern undo a12 --dry-run\n  postern undo a12",
 		Args:    exactArgs(1, "the id of the action to undo, such as a12 (postern actions lists them)"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			raw, _ := json.Marshal(map[string]any{"action_id": args[0], "dry_run": dryRun})
-			return ownerCall(&f, generated.ToolMailUndo, raw, asJSON, stdout, stderr)
+			return ownerCall(&f, generated.ToolMailUndo, raw, asJSON, stdout, stderr, generated.ScopeCalendarWrite, generated.ScopeTasksWrite)
 		},
 	}
 	f.register(cmd)
@@ -58,14 +62,17 @@ message says put_back, restored, or why it was left alone.`,
 	return cmd
 }
 
-// ownerCall calls tool as postern call does, granted the tool's own scope besides
-// the ones --scopes gives.
-func ownerCall(f *serverFlags, tool string, raw json.RawMessage, asJSON bool, stdout, stderr io.Writer) error {
+// ownerCall calls tool as postern call does, granted the tool's own scope and extra
+// besides the ones --scopes gives.
+func ownerCall(f *serverFlags, tool string, raw json.RawMessage, asJSON bool, stdout, stderr io.Writer, extra ...string) error {
 	scope := ""
 	for _, t := range generated.Tools {
 		if t.Name == tool {
 			scope = t.Scope
 		}
+	}
+	for _, e := range extra {
+		scope += "," + e
 	}
 	if f.scopes == "" {
 		f.scopes = scope

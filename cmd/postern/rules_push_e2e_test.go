@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -29,12 +30,14 @@ import (
 // LMTP afterwards, with no postern running, is filed by the server.
 
 // sieveBox is an action box whose account names the test Dovecot's
-// ManageSieve server, with the newsletter rule approved by the person.
-func sieveBox(t *testing.T) (*actionBox, *imaptest.Server) {
+// ManageSieve server, with the newsletter rule approved by the person; a
+// rules_push commit is approved as mode says (host: by the host's own prompt;
+// terminal: held for postern approve, or asked by elicitation).
+func sieveBox(t *testing.T, mode string) (*actionBox, *imaptest.Server) {
 	t.Helper()
 	srv := imaptest.Start(t)
 	imaptest.RequireSieve(t, srv)
-	b := newActionBox(t, srv, fmt.Sprintf("sieve = %q\n", srv.ManageSieveAddr))
+	b := newActionBox(t, srv, fmt.Sprintf("sieve = %q\n\n[approval]\nmode = %q\n", srv.ManageSieveAddr, mode))
 	agent := b.connect(t, "read,rules:propose")
 	local := map[string]any{"name": "Attachments flagged", "match": map[string]any{"has_attachment": true}, "actions": []any{map[string]any{"do": "flag"}}}
 	for _, r := range []map[string]any{newsRule, local} {
@@ -108,7 +111,7 @@ func delivered(t *testing.T, b *actionBox, srv *imaptest.Server, tag string) {
 // the person's own script active, a push keeps it byte for byte and active,
 // and prints the line to include postern's.
 func TestRulesPushCLI(t *testing.T) {
-	b, srv := sieveBox(t)
+	b, srv := sieveBox(t, "host")
 	ms := manageSieve(t, srv, b)
 
 	out, errOut, code := runCLI(t, b.env, "rules", "push", "work", "--dry-run", "--config", b.cfg)
@@ -174,11 +177,12 @@ func TestRulesPushNoManageSieve(t *testing.T) {
 }
 
 // TestRulesPushPair: rules_push previews the whole script, its digest and what
-// becomes of the active script, changing nothing; a rule changed between the
+// becomes of the active script, changing nothing (the host approves the commit
+// here; TestRulesPushWaitsForThePerson holds it for the person); a rule changed between the
 // prepare and the commit refuses the token; the commit stores exactly the
 // previewed script. Both answers validate against their output schemas.
 func TestRulesPushPair(t *testing.T) {
-	b, srv := sieveBox(t)
+	b, srv := sieveBox(t, "host")
 	ms := manageSieve(t, srv, b)
 	cs := b.connect(t, "read,rules:propose,rules:write")
 	schemas := outputSchemas(t, cs)
@@ -329,4 +333,112 @@ func pushable(t *testing.T, mb *mailbox) map[string]any {
 		t.Fatal(err)
 	}
 	return map[string]any{"account": "work"}
+}
+
+// TestRulesPushWaitsForThePerson is must-show 2 for rules_push, whose script the server then
+// runs where postern's log cannot see it: without elicitation the commit is held, and the
+// script is not on the ManageSieve server (seen by the test's own login) until the person
+// approves it with postern approve in a terminal; a declined elicitation stores nothing.
+func TestRulesPushWaitsForThePerson(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script (util-linux) is needed to give postern approve a terminal")
+	}
+	b, srv := sieveBox(t, "terminal")
+	ms := manageSieve(t, srv, b)
+	cs := b.connect(t, "read,rules:propose,rules:write")
+	args := map[string]any{"account": "work"}
+	approve := func(args ...string) (string, error) {
+		cmd := exec.Command(binary, append([]string{"approve"}, args...)...)
+		cmd.Env = b.env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	prep, text, isErr := call(t, cs, generated.ToolRulesPush, args)
+	if isErr || prep["approval"] != "terminal" {
+		t.Fatalf("rules_push: %s", text)
+	}
+	done := make(chan string, 1)
+	go func() {
+		_, text, isErr := call(t, cs, generated.ToolRulesPushCommit, with(args, "token", prep["token"]))
+		if isErr {
+			text = "error: " + text
+		}
+		done <- text
+	}()
+	var code string
+	for deadline := time.Now().Add(20 * time.Second); code == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		out, err := approve("--json")
+		var rows []map[string]any
+		if err == nil && json.Unmarshal([]byte(out), &rows) == nil && len(rows) == 1 {
+			code = rows[0]["code"].(string)
+		}
+	}
+	if code == "" {
+		t.Fatal("no held push appeared in postern approve")
+	}
+	// Nobody approves: the commit waits and the server holds no script.
+	time.Sleep(2 * time.Second)
+	select {
+	case text := <-done:
+		t.Fatalf("the commit returned before the person decided: %s", text)
+	default:
+	}
+	if names, _ := serverScripts(t, ms); len(names) != 0 {
+		t.Fatalf("the server holds %v before the person approved", names)
+	}
+	// An agent's shell has no terminal: postern approve refuses there.
+	if out, err := approve(code); err == nil || !strings.Contains(out, "terminal") {
+		t.Fatalf("postern approve from a pipe: %v %s", err, out)
+	}
+	if names, _ := serverScripts(t, ms); len(names) != 0 {
+		t.Fatalf("the server holds %v after an approval from a pipe", names)
+	}
+	cmd := exec.Command("script", "-qec", binary+" approve "+code, "/dev/null")
+	cmd.Env = b.env
+	cmd.Stdin = strings.NewReader("y\n")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Approved "+code) {
+		t.Fatalf("postern approve in a terminal: %v\n%s", err, out)
+	}
+	select {
+	case text := <-done:
+		if strings.HasPrefix(text, "error: ") {
+			t.Fatalf("the approved commit answered %s", text)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the commit did not return after the approval")
+	}
+	if _, active := serverScripts(t, ms); active != sieve.ScriptName {
+		t.Fatalf("active script %q after the approval", active)
+	}
+	if got, err := ms.GetScript(sieve.ScriptName); err != nil || !sameAsPreview(got, prep) {
+		t.Fatalf("the server holds another script than the one approved (%v):\n%s", err, got)
+	}
+
+	// With elicitation, the person declines: nothing is stored, and the token is spent.
+	b2, srv2 := sieveBox(t, "terminal")
+	ms2 := manageSieve(t, srv2, b2)
+	var asked []string
+	asker := (&mailbox{env: b2.env, cfg: b2.cfg}).connect(t, "read,rules:propose,rules:write", func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = append(asked, req.Params.Message)
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	})
+	prep, text, isErr = call(t, asker, generated.ToolRulesPush, args)
+	if isErr || prep["approval"] != "ask" {
+		t.Fatalf("rules_push with elicitation: %s", text)
+	}
+	if _, text, isErr := call(t, asker, generated.ToolRulesPushCommit, with(args, "token", prep["token"])); !isErr || !strings.Contains(text, "declined") {
+		t.Fatalf("a declined push answered %v %s", isErr, text)
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], sieve.ScriptName) {
+		t.Fatalf("the person was asked %q", asked)
+	}
+	if names, _ := serverScripts(t, ms2); len(names) != 0 {
+		t.Fatalf("a declined push stored %v", names)
+	}
+	if _, text, isErr := call(t, asker, generated.ToolRulesPushCommit, with(args, "token", prep["token"])); !isErr || !refusalRE.MatchString(text) {
+		t.Fatalf("a declined token was taken again: %s", text)
+	}
+	if names, _ := serverScripts(t, ms2); len(names) != 0 {
+		t.Fatalf("a spent token stored %v", names)
+	}
 }

@@ -155,7 +155,10 @@ type Tool struct {
 	Output        string      `yaml:"output"`
 	PrepareCommit bool        `yaml:"prepare_commit"`
 	DryRun        bool        `yaml:"dry_run"`
-	Pos           Pos         `yaml:"-"`
+	// NotUndoable is why a remote_write tool is neither undone from the action log nor
+	// approved by the person: the one effect that needs a stated reason.
+	NotUndoable string `yaml:"not_undoable"`
+	Pos         Pos    `yaml:"-"`
 }
 
 // Param is one input argument of a tool.

@@ -28,11 +28,11 @@ const (
 var Effects = []Word{
 	{EffectNone, "The tool reads and changes nothing."},
 	{EffectLocalWrite, "The tool writes only on this computer: postern's own store (a *_sync tool) or a new file in the person's save folder; it changes nothing on a server."},
-	{EffectRemoteWrite, "The tool changes the account (saves a draft, moves a message); it is a prepare_commit pair."},
-	{EffectReversible, "The tool changes the account in a way postern can put back (move, mark, junk, delete to Trash with a backup): it takes dry_run and answers with the action_id that undoes it; no approval."},
+	{EffectRemoteWrite, "The tool adds to the account what sends and removes nothing (saves a draft) and is neither undone nor approved; it is a prepare_commit pair whose catalog entry says why in not_undoable."},
+	{EffectReversible, "The tool changes the account in a way postern can put back (move, mark, junk, delete to Trash with a backup; write an event or a task, its previous text kept): it takes dry_run and answers with the action_id that undoes it; no approval."},
 	{EffectSend, "The tool sends mail, which cannot be undone; its commit waits for the person's approval."},
 	{EffectDelete, "The tool deletes, which cannot be undone; its commit waits for the person's approval."},
-	{EffectIrreversible, "The tool makes a request outside postern that cannot be called back and is not the person's own mail (leaving a mailing list); its commit waits for the person's approval."},
+	{EffectIrreversible, "The tool makes a change postern can neither log nor call back (leaving a mailing list, a Sieve script the server then runs); its commit waits for the person's approval."},
 }
 
 // Phases are the halves of a prepare_commit pair, as ToolSpec.Phase names them.

@@ -303,8 +303,20 @@ func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add fun
 	if a.ReadOnly && a.Destructive {
 		add(p, "tool %s is both read_only and destructive", t.Name)
 	}
-	if (t.Effect == EffectDelete || t.Effect == EffectSend || t.Effect == EffectIrreversible) && !a.Destructive {
+	// Every write either undoes exactly or waits for the person. What cannot be undone is
+	// destructive and waits (send, delete, irreversible); what can is reversible; a write
+	// that is neither (remote_write) says why in not_undoable, and is never destructive.
+	if AsksPerson(t.Effect) && !a.Destructive {
 		add(p, "tool %s has effect %s, which cannot be undone; mark it destructive: true", t.Name, t.Effect)
+	}
+	if a.Destructive && !AsksPerson(t.Effect) && t.Effect != EffectReversible && !a.ReadOnly {
+		add(p, "tool %s is destructive but its effect is %s, which neither waits for the person nor is undone; make it reversible (an undo in the action log) or give it effect %s, %s or %s, whose commit the person approves", t.Name, t.Effect, EffectSend, EffectDelete, EffectIrreversible)
+	}
+	switch {
+	case t.Effect == EffectRemoteWrite && strings.TrimSpace(t.NotUndoable) == "":
+		add(p, "tool %s has effect %s, which is neither undone from the action log nor approved by the person; make it %s (dry run and undo) or %s, %s or %s (the person approves), or say in not_undoable why nothing it does needs either", t.Name, t.Effect, EffectReversible, EffectSend, EffectDelete, EffectIrreversible)
+	case t.Effect != EffectRemoteWrite && t.NotUndoable != "":
+		add(p, "tool %s has not_undoable but effect %s; only a %s tool states why it is neither undone nor approved", t.Name, t.Effect, EffectRemoteWrite)
 	}
 	switch t.Effect {
 	case EffectSend, EffectRemoteWrite, EffectDelete, EffectIrreversible:

@@ -50,38 +50,6 @@ func (h actions) CalendarRespond(_ context.Context, a *generated.CalendarRespond
 	return h.action(a)
 }
 
-func (h actions) CalendarCreate(_ context.Context, a *generated.CalendarCreateArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
-func (h actions) CalendarUpdate(_ context.Context, a *generated.CalendarUpdateArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
-func (h actions) CalendarCancel(_ context.Context, a *generated.CalendarCancelArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
-func (h actions) TaskCreate(_ context.Context, a *generated.TaskCreateArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
-func (h actions) TaskUpdate(_ context.Context, a *generated.TaskUpdateArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
-func (h actions) TaskComplete(_ context.Context, a *generated.TaskCompleteArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
-func (h actions) TaskReopen(_ context.Context, a *generated.TaskReopenArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
-func (h actions) TaskDelete(_ context.Context, a *generated.TaskDeleteArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
 func (h actions) RulesPush(_ context.Context, a *generated.RulesPushArgs) (*generated.Action, error) {
 	return h.action(a)
 }

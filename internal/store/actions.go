@@ -187,6 +187,28 @@ type Action struct {
 	Undoes   int64 // the action this one undid, if an undo
 	UndoneBy int64 // the action that undid this one, if any
 	Items    []ActionItem
+	DAV      []DAVItem // what it did to events and tasks (an action holds these or Items)
+}
+
+// DAVItem is what an action did to one event or task on its CalDAV server: the object's
+// previous text as the server sent it (a file, 0600), and the ETags an undo checks.
+type DAVItem struct {
+	Account        string
+	Kind           string // ObjectEvent or ObjectTodo
+	Collection     string // the calendar's or task list's URL
+	CollectionName string
+	Href           string
+	UID            string
+	Summary        string
+	Object         int64 // the store's id of the object when logged (0: none)
+	// HadBefore says an object was at Href before the action (false: the action created it);
+	// BeforeFile holds its exact text ("" when there was none, or once purged).
+	HadBefore  bool
+	BeforeFile string
+	BeforeSize int64
+	BeforeETag string
+	// AfterETag is the ETag of what the action left at Href; "" when it removed the object.
+	AfterETag string
 }
 
 // ActionItem is what an action did to one message: where it was and is, and
@@ -249,6 +271,14 @@ func (s *Store) RecordAction(ctx context.Context, a *Action) error {
 			return s.explain(err)
 		}
 	}
+	for _, d := range a.DAV {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO dav_action_items(action, account, kind, collection, collection_name,
+			href, uid, summary, object, had_before, before_file, before_size, before_etag, after_etag) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			a.ID, d.Account, d.Kind, d.Collection, d.CollectionName, d.Href, d.UID, d.Summary, d.Object, d.HadBefore,
+			d.BeforeFile, d.BeforeSize, d.BeforeETag, d.AfterETag); err != nil {
+			return s.explain(err)
+		}
+	}
 	if a.Undoes != 0 {
 		if _, err := tx.ExecContext(ctx, `UPDATE actions SET undone_by = ? WHERE id = ?`, a.ID, a.Undoes); err != nil {
 			return s.explain(err)
@@ -286,7 +316,82 @@ func (s *Store) LoggedAction(ctx context.Context, id int64) (*Action, error) {
 		it.FlagsBefore, it.FlagsAfter = strings.Fields(before), strings.Fields(after)
 		a.Items = append(a.Items, it)
 	}
-	return a, s.explain(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.explain(err)
+	}
+	a.DAV, err = s.davItems(ctx, id)
+	return a, err
+}
+
+// davItems are the events and tasks of one action, in the order logged.
+func (s *Store) davItems(ctx context.Context, action int64) ([]DAVItem, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT account, kind, collection, collection_name, href, uid, summary, object,
+		had_before, before_file, before_size, before_etag, after_etag FROM dav_action_items WHERE action = ? ORDER BY rowid`, action)
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []DAVItem
+	for rows.Next() {
+		var d DAVItem
+		if err := rows.Scan(&d.Account, &d.Kind, &d.Collection, &d.CollectionName, &d.Href, &d.UID, &d.Summary, &d.Object,
+			&d.HadBefore, &d.BeforeFile, &d.BeforeSize, &d.BeforeETag, &d.AfterETag); err != nil {
+			return nil, s.explain(err)
+		}
+		out = append(out, d)
+	}
+	return out, s.explain(rows.Err())
+}
+
+// DAVItemsOf returns the events and tasks of one action (none for an action on mail).
+func (s *Store) DAVItemsOf(ctx context.Context, action int64) ([]DAVItem, error) {
+	return s.davItems(ctx, action)
+}
+
+// DAVBackup is the file of an event's or task's previous text, kept by an action.
+type DAVBackup struct {
+	Row     int64 // its row in dav_action_items
+	Account string
+	File    string
+	Size    int64
+	Saved   time.Time // when its action was taken
+}
+
+// DAVBackupsBefore returns the kept texts of accounts' events and tasks whose action was
+// taken before t.
+func (s *Store) DAVBackupsBefore(ctx context.Context, accounts []string, t time.Time) ([]DAVBackup, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT d.rowid, d.account, d.before_file, d.before_size, a.at FROM dav_action_items d
+		JOIN actions a ON a.id = d.action WHERE d.before_file <> '' AND a.at < ? ORDER BY d.rowid`, t.UnixMilli())
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	var out []DAVBackup
+	for rows.Next() {
+		var b DAVBackup
+		var at int64
+		if err := rows.Scan(&b.Row, &b.Account, &b.File, &b.Size, &at); err != nil {
+			return nil, s.explain(err)
+		}
+		if accounts == nil || contains(accounts, b.Account) {
+			b.Saved = time.UnixMilli(at).UTC()
+			out = append(out, b)
+		}
+	}
+	return out, s.explain(rows.Err())
+}
+
+// CountDAVBackups is how many kept texts of accounts' events and tasks remain.
+func (s *Store) CountDAVBackups(ctx context.Context, accounts []string) (int, error) {
+	bs, err := s.DAVBackupsBefore(ctx, accounts, time.UnixMilli(1<<62))
+	return len(bs), err
+}
+
+// ForgetDAVBackup records that a kept text was removed (its file is the caller's to remove):
+// an undo that needs it then says so and changes nothing.
+func (s *Store) ForgetDAVBackup(ctx context.Context, row int64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE dav_action_items SET before_file = '' WHERE rowid = ?`, row)
+	return s.explain(err)
 }
 
 // Actions returns up to limit actions older than before (0: the newest), newest

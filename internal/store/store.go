@@ -167,6 +167,27 @@ var upgrades = map[int][]string{
 	// 11: whether a sender is authenticated, added by addAuthentic (projects.go).
 	// The notes of the notes folders and their index (notes.go).
 	12: notesSchema,
+	// What the action log did to events and tasks (actions.go): one row per object, with the
+	// file of its previous text as the server held it, and the ETags the undo checks.
+	14: {
+		`CREATE TABLE IF NOT EXISTS dav_action_items(
+			action INTEGER NOT NULL REFERENCES actions(id) ON DELETE CASCADE,
+			account TEXT NOT NULL,
+			kind TEXT NOT NULL,
+			collection TEXT NOT NULL,
+			collection_name TEXT NOT NULL DEFAULT '',
+			href TEXT NOT NULL,
+			uid TEXT NOT NULL DEFAULT '',
+			summary TEXT NOT NULL DEFAULT '',
+			object INTEGER NOT NULL DEFAULT 0,
+			had_before INTEGER NOT NULL DEFAULT 0,
+			before_file TEXT NOT NULL DEFAULT '',
+			before_size INTEGER NOT NULL DEFAULT 0,
+			before_etag TEXT NOT NULL DEFAULT '',
+			after_etag TEXT NOT NULL DEFAULT ''
+		)`,
+		`CREATE INDEX IF NOT EXISTS dav_action_items_action ON dav_action_items(action)`,
+	},
 	// 7: the mailing-list columns, added and filled by fillLists (lists.go).
 	// 10: the invitation columns, added by addInviteColumns (invite.go).
 }

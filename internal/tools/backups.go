@@ -168,6 +168,7 @@ func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackups
 		return nil, err
 	}
 	var old []*store.Backup
+	var oldDAV []store.DAVBackup // the kept texts of events and tasks, purged alike
 	var bytes int64
 	for _, name := range accts {
 		days := config.DefaultBackupDays
@@ -176,7 +177,8 @@ func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackups
 				days = acct.BackupRetention()
 			}
 		}
-		bs, err := st.BackupsBefore(ctx, []string{name}, time.Now().Add(-time.Duration(days)*24*time.Hour))
+		cut := time.Now().Add(-time.Duration(days) * 24 * time.Hour)
+		bs, err := st.BackupsBefore(ctx, []string{name}, cut)
 		if err != nil {
 			return nil, err
 		}
@@ -184,8 +186,16 @@ func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackups
 			old = append(old, b)
 			bytes += b.Size
 		}
+		ds, err := st.DAVBackupsBefore(ctx, []string{name}, cut)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			oldDAV = append(oldDAV, d)
+			bytes += d.Size
+		}
 	}
-	if len(old) == 0 {
+	if len(old) == 0 && len(oldDAV) == 0 {
 		return nil, fmt.Errorf("no backup is older than its account's retention (%d days unless backup_retention_days says otherwise), so there is nothing to purge", config.DefaultBackupDays)
 	}
 	ids := make([]int64, len(old))
@@ -195,11 +205,12 @@ func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackups
 	account := joinAccounts(accts)
 	return &generated.Action{
 		Account: account,
-		Preview: &generated.Prepared{Action: fmt.Sprintf("remove for good %d backups of deleted mail older than the retention (%d bytes); they cannot be restored afterwards", len(old), bytes)},
+		Preview: &generated.Prepared{Action: purgeWords(len(old), len(oldDAV), bytes)},
 		Payload: struct {
 			Kind string
 			IDs  []int64
-		}{"purge_backups", ids},
+			DAV  []store.DAVBackup
+		}{"purge_backups", ids, oldDAV},
 		Run: func(ctx context.Context) (any, error) {
 			res := &generated.PurgeResult{}
 			for _, b := range old {
@@ -212,12 +223,44 @@ func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackups
 				res.Removed++
 				res.Bytes += int(b.Size)
 			}
+			for _, d := range oldDAV {
+				if err := os.Remove(d.File); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return nil, fmt.Errorf("cannot remove the backup %s (%v); %d were removed before it", d.File, err, res.Removed)
+				}
+				if err := st.ForgetDAVBackup(ctx, d.Row); err != nil {
+					return nil, err
+				}
+				res.Removed++
+				res.Bytes += int(d.Size)
+			}
 			left, err := st.Backups(ctx, accts, 0, 1<<30)
 			if err != nil {
 				return nil, err
 			}
-			res.Kept = len(left)
+			leftDAV, err := st.CountDAVBackups(ctx, accts)
+			if err != nil {
+				return nil, err
+			}
+			res.Kept = len(left) + leftDAV
 			return res, nil
 		},
 	}, nil
+}
+
+// purgeWords is what a purge removes, for its preview.
+func purgeWords(mail, dav int, bytes int64) string {
+	var what string
+	switch {
+	case dav == 0:
+		what = fmt.Sprintf("%d backups of deleted mail", mail)
+	case mail == 0:
+		what = fmt.Sprintf("%d kept texts of changed events and tasks", dav)
+	default:
+		what = fmt.Sprintf("%d backups of deleted mail and %d kept texts of changed events and tasks", mail, dav)
+	}
+	s := fmt.Sprintf("remove for good %s older than the retention (%d bytes); they cannot be restored afterwards", what, bytes)
+	if dav > 0 {
+		s += ", and undoing those changes can no longer put the events and tasks back"
+	}
+	return s
 }

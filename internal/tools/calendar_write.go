@@ -1,16 +1,19 @@
 package tools
 
-// The calendar and task writes (catalog/calendar_write.yaml): each handler
-// computes an action, which the dispatcher runs after the commit's token
-// agrees. A handler reads the server's current copy first (a GET): when it is
-// not the copy the store holds, the store takes it and the handler refuses,
-// saying what changed, so the agent reads it again before changing it. The
-// change is made to that copy line by line (calendar_write_ics.go) and written
-// with If-Match of its ETag, which the payload binds; a 412 at the commit is
-// refused the same way. After a write the store is refreshed at once from the
-// server, so agenda and task_list show it. Attendees are never written.
-// The person's projects are asked before anything is read or prepared: a kept
-// event or task is as missing, and nothing new goes into a kept collection.
+// The calendar and task writes (catalog/calendar_write.yaml): changes postern
+// can put back (effect reversible). A handler reads the server's current copy
+// first (a GET): when it is not the copy the store holds, the store takes it
+// and the handler refuses, saying what changed, so the agent reads it again
+// before changing it. The change is made to that copy line by line
+// (calendar_write_ics.go). With dry_run the answer shows the result as lines
+// and nothing is written; else the copy read is kept, byte for byte, in a
+// backup file (dav_undo.go), the change is written with If-Match of its ETag
+// (a 412 is refused the same way), and the action log records the ETag the
+// write produced, so that mail_undo puts the copy back only over postern's own
+// write. After a write the store is refreshed at once from the server, so
+// agenda and task_list show it. Attendees are never written. The person's
+// projects are asked before anything is read: a kept event or task is as
+// missing, and nothing new goes into a kept collection.
 
 import (
 	"context"
@@ -147,8 +150,9 @@ type davObject struct {
 	c    *store.Collection
 	acct config.Account
 	cl   *caldav.Client
-	noun string // "event" or "task"
-	read string // the tool that reads it again
+	noun string         // "event" or "task"
+	read string         // the tool that reads it again
+	got  *caldav.Object // the server's copy current read: what a write replaces, byte for byte
 }
 
 // current reads the server's copy of the object. When it is not the copy the
@@ -172,12 +176,13 @@ func (s *Service) current(ctx context.Context, w *davObject) error {
 	if !sameText(got.Data, []byte(w.o.Data)) {
 		what := changes(w.o.Data, string(got.Data))
 		_, _ = keep(ctx, w.st, w.c, w.o.Href, got)
-		return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and prepare the change anew", w.noun, what, w.read)
+		return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and make the change anew", w.noun, what, w.read)
 	}
 	if got.ETag != "" && got.ETag != w.o.ETag {
 		w.o.ETag = got.ETag
 		_ = w.st.PutObject(ctx, w.o)
 	}
+	w.got = got
 	return nil
 }
 
@@ -195,30 +200,34 @@ func keep(ctx context.Context, st *store.Store, c *store.Collection, href string
 
 // put writes data over the object with If-Match of the ETag read (create: at
 // a new href, If-None-Match), then refreshes the store from the server. A
-// conflict is refused with what changed.
-func (s *Service) put(ctx context.Context, w *davObject, href, etag string, data []byte) (*store.Object, string, error) {
+// conflict is refused with what changed. It returns the ETag the write produced
+// (the PUT's answer, else the one read back at once), which an undo checks.
+func (s *Service) put(ctx context.Context, w *davObject, href, etag string, data []byte) (*store.Object, string, string, error) {
 	newETag, err := w.cl.PutIfMatch(ctx, href, etag, data)
 	if errors.Is(err, caldav.ErrConflict) {
 		if etag == "" {
-			return nil, "", fmt.Errorf("nothing was written: the server already holds an object at %s; prepare it again", href)
+			return nil, "", "", fmt.Errorf("nothing was written: the server already holds an object at %s; try again", href)
 		}
-		return nil, "", s.conflict(ctx, w)
+		return nil, "", "", s.conflict(ctx, w)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("nothing was written: %w", err)
+		return nil, "", "", fmt.Errorf("nothing was written: %w", err)
 	}
 	got, err := w.cl.Get(ctx, href)
 	if err != nil {
 		if newETag == "" {
-			return nil, "the " + w.noun + " was written, but could not be read back (" + err.Error() + "); run postern sync", nil
+			return nil, "", "the " + w.noun + " was written, but could not be read back (" + err.Error() + "); run postern sync", nil
 		}
 		got = &caldav.Object{Href: href, ETag: newETag, Data: data}
 	}
+	if newETag == "" {
+		newETag = got.ETag
+	}
 	o, err := keep(ctx, w.st, w.c, href, got)
 	if err != nil {
-		return nil, "the " + w.noun + " was written, but the local copy was not refreshed (" + err.Error() + "); run postern sync", nil
+		return nil, newETag, "the " + w.noun + " was written, but the local copy was not refreshed (" + err.Error() + "); run postern sync", nil
 	}
-	return o, "", nil
+	return o, newETag, "", nil
 }
 
 // conflict is the refusal of a write the server turned down (412): what
@@ -229,7 +238,7 @@ func (s *Service) conflict(ctx context.Context, w *davObject) error {
 		what = changes(w.o.Data, string(got.Data))
 		_, _ = keep(ctx, w.st, w.c, w.o.Href, got)
 	}
-	return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and prepare the change anew", w.noun, what, w.read)
+	return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and make the change anew", w.noun, what, w.read)
 }
 
 // hrefIn is the href of a new object called name in collection c, as the
@@ -321,8 +330,8 @@ func checkRule(r string) (string, error) {
 	return r, nil
 }
 
-// CalendarCreate implements calendar_create and calendar_create_commit.
-func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreateArgs) (*generated.Action, error) {
+// CalendarCreate implements calendar_create.
+func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreateArgs) (*generated.EventWritten, error) {
 	acc, err := s.access(ctx)
 	if err != nil {
 		return nil, err
@@ -398,38 +407,33 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 		b.WriteString("END:VEVENT" + eol + "END:VCALENDAR" + eol)
 		return b.String()
 	}
-	text := build("preview@postern", v.now)
-	lines, err := v.eventLines(c, text, "", nil)
+	res := &generated.EventWritten{Action: "create an event", Outcome: "created", Calendar: c.Name, Account: c.Account}
+	if a.DryRun {
+		lines, err := v.eventLines(c, build("preview@postern", v.now), "", nil)
+		if err != nil {
+			return nil, err
+		}
+		res.DryRun, res.Lines = ptr(true), lines
+		return res, nil
+	}
+	w := &davObject{st: st, c: c, acct: acct, noun: "event", read: generated.ToolCalendarEvent}
+	cl, err := caldav.ClientFor(ctx, acct, c)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was written: %w", err)
+	}
+	w.cl = cl
+	uid := newUID()
+	o, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolCalendarCreate, what: "create an event in " + c.Name,
+		href: hrefIn(cl, c, strings.TrimSuffix(uid, "@postern")+".ics"), data: []byte(build(uid, time.Now())), uid: uid, summary: a.Summary})
 	if err != nil {
 		return nil, err
 	}
-	return &generated.Action{
-		Account: acct.Name,
-		Preview: &generated.Prepared{Action: "create an event in the calendar " + c.Name, Subject: a.Summary, BodyLines: lines},
-		Payload: struct {
-			Kind, Collection, Zone string
-			Args                   any
-		}{generated.ToolCalendarCreate, c.URL, zone.String(), a},
-		Run: func(ctx context.Context) (any, error) {
-			w := &davObject{st: st, c: c, acct: acct, noun: "event", read: generated.ToolCalendarEvent}
-			cl, err := caldav.ClientFor(ctx, acct, c)
-			if err != nil {
-				return nil, fmt.Errorf("nothing was written: %w", err)
-			}
-			w.cl = cl
-			uid := newUID()
-			o, warn, err := s.put(ctx, w, hrefIn(cl, c, strings.TrimSuffix(uid, "@postern")+".ics"), "", []byte(build(uid, time.Now())))
-			if err != nil {
-				return nil, err
-			}
-			return s.eventWritten("created", o, c, "", warn), nil
-		},
-	}, nil
+	return s.eventWritten(res, o, c, "", warn, id), nil
 }
 
-// eventWritten is a commit's answer: the event as now stored.
-func (s *Service) eventWritten(outcome string, o *store.Object, c *store.Collection, key, warn string) *generated.EventWritten {
-	res := &generated.EventWritten{Outcome: outcome, Calendar: c.Name, Account: c.Account, Warning: warn}
+// eventWritten completes a write's answer: its action id, and the event as now stored.
+func (s *Service) eventWritten(res *generated.EventWritten, o *store.Object, c *store.Collection, key, warn, actionID string) *generated.EventWritten {
+	res.ActionID, res.Warning = actionID, warn
 	if o == nil {
 		return res
 	}
@@ -497,8 +501,8 @@ func (v calView) eventLines(c *store.Collection, text, key string, changed []str
 	return out, nil
 }
 
-// CalendarUpdate implements calendar_update and calendar_update_commit.
-func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdateArgs) (*generated.Action, error) {
+// CalendarUpdate implements calendar_update.
+func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
 	acc, err := s.access(ctx)
 	if err != nil {
 		return nil, err
@@ -507,7 +511,7 @@ func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdat
 	return res, acc.missing(err)
 }
 
-func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.CalendarUpdateArgs) (*generated.Action, error) {
+func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
 	if a.Summary == nil && a.Start == nil && a.End == nil && a.TimeZone == nil && a.Location == nil && a.Description == nil {
 		return nil, errors.New("nothing to change: give at least one of summary, start, end, time_zone, location or description")
 	}
@@ -523,14 +527,11 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}
-	build := func(now time.Time) (string, []string, error) {
-		return editEvent(w.o.Data, key, a, v.person, zone, now)
+	now := time.Now()
+	if a.DryRun {
+		now = v.now
 	}
-	text, changed, err := build(v.now)
-	if err != nil {
-		return nil, err
-	}
-	lines, err := v.eventLines(w.c, text, key, changed)
+	text, changed, err := editEvent(w.o.Data, key, a, v.person, zone, now)
 	if err != nil {
 		return nil, err
 	}
@@ -538,25 +539,21 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.
 	if key != "" {
 		what = "change one instance of the recurring event"
 	}
-	return &generated.Action{
-		Account: w.acct.Name,
-		Preview: &generated.Prepared{Action: what + " in the calendar " + w.c.Name, Subject: calendar.Text(mustInstance(text, key, v.person), ical.PropSummary), BodyLines: lines},
-		Payload: struct {
-			Kind, Href, ETag, Zone string
-			Args                   any
-		}{generated.ToolCalendarUpdate, w.o.Href, w.o.ETag, v.person.String(), a},
-		Run: func(ctx context.Context) (any, error) {
-			text, _, err := build(time.Now())
-			if err != nil {
-				return nil, err
-			}
-			o, warn, err := s.put(ctx, w, w.o.Href, w.o.ETag, []byte(text))
-			if err != nil {
-				return nil, err
-			}
-			return s.eventWritten("updated", o, w.c, key, warn), nil
-		},
-	}, nil
+	res := &generated.EventWritten{Action: what, Outcome: "updated", Calendar: w.c.Name, Account: w.c.Account}
+	if a.DryRun {
+		lines, err := v.eventLines(w.c, text, key, changed)
+		if err != nil {
+			return nil, err
+		}
+		res.DryRun, res.Lines = ptr(true), lines
+		return res, nil
+	}
+	o, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolCalendarUpdate, what: what + " in " + w.c.Name,
+		href: w.o.Href, data: []byte(text), summary: calendar.Text(mustInstance(text, key, v.person), ical.PropSummary)})
+	if err != nil {
+		return nil, err
+	}
+	return s.eventWritten(res, o, w.c, key, warn, id), nil
 }
 
 // mustInstance is the component of the instance key of text (an empty one when it cannot be read).
@@ -786,8 +783,8 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 	return d.String(), changed, nil
 }
 
-// CalendarCancel implements calendar_cancel and calendar_cancel_commit.
-func (s *Service) CalendarCancel(ctx context.Context, a *generated.CalendarCancelArgs) (*generated.Action, error) {
+// CalendarCancel implements calendar_cancel.
+func (s *Service) CalendarCancel(ctx context.Context, a *generated.CalendarCancelArgs) (*generated.EventWritten, error) {
 	acc, err := s.access(ctx)
 	if err != nil {
 		return nil, err
@@ -796,7 +793,7 @@ func (s *Service) CalendarCancel(ctx context.Context, a *generated.CalendarCance
 	return res, acc.missing(err)
 }
 
-func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.CalendarCancelArgs) (*generated.Action, error) {
+func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.CalendarCancelArgs) (*generated.EventWritten, error) {
 	w, key, err := s.eventTarget(ctx, acc, a.Event)
 	if err != nil {
 		return nil, err
@@ -813,84 +810,63 @@ func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.
 	if !ok {
 		return nil, errNoEvent
 	}
-	lines, err := v.eventLines(w.c, w.o.Data, key, nil)
+	summary := calendar.Text(e.Comp, ical.PropSummary)
+	now := time.Now()
+	if a.DryRun {
+		now = v.now
+	}
+	res := &generated.EventWritten{Outcome: "cancelled", Calendar: w.c.Name, Account: w.c.Account}
+	var text string
+	switch {
+	case key != "" && e.Recurring:
+		res.Action = "cancel one instance of the recurring event (an EXDATE; the other dates stay)"
+		if text, err = excludeInstance(w.o.Data, key, v.person, now); err != nil {
+			return nil, err
+		}
+	case hasAttendees(w.o.Data):
+		res.Action = "mark the event cancelled (it has attendees: it is kept, STATUS:CANCELLED, and they are not told)"
+		d, err := parseICS(w.o.Data)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range d.components() {
+			if c.name != "VEVENT" {
+				continue
+			}
+			c = d.apply(c, []edit{set("STATUS", propLine(d.eol, "STATUS", nil, "CANCELLED"))})
+			d.apply(c, stampEdits(d, c, now, true))
+		}
+		text = d.String()
+	default:
+		res.Action, res.Outcome = "delete the event", "deleted"
+		if e.Recurring {
+			res.Action += ", every instance of it"
+		}
+	}
+	if a.DryRun {
+		// The event as it would be stored; for a deletion, as it is now.
+		shown, shownKey := text, key
+		if text == "" || key != "" && e.Recurring {
+			shown = w.o.Data
+		}
+		lines, err := v.eventLines(w.c, shown, shownKey, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.DryRun, res.Lines = ptr(true), lines
+		return res, nil
+	}
+	ch := &davChange{w: w, tool: generated.ToolCalendarCancel, what: res.Action + " in " + w.c.Name, href: w.o.Href, summary: summary}
+	if text != "" {
+		ch.data = []byte(text)
+	}
+	_, id, warn, err := s.apply(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
-	payload := func(how string) any {
-		return struct{ Kind, How, Href, ETag, Key string }{generated.ToolCalendarCancel, how, w.o.Href, w.o.ETag, key}
-	}
-	summary := calendar.Text(e.Comp, ical.PropSummary)
-	if key != "" && e.Recurring {
-		build := func(now time.Time) (string, error) { return excludeInstance(w.o.Data, key, v.person, now) }
-		if _, err := build(v.now); err != nil {
-			return nil, err
-		}
-		return &generated.Action{
-			Account: w.acct.Name,
-			Preview: &generated.Prepared{Action: "cancel one instance of the recurring event in the calendar " + w.c.Name + " (an EXDATE; the other dates stay)", Subject: summary, BodyLines: lines},
-			Payload: payload("exclude an instance"),
-			Run: func(ctx context.Context) (any, error) {
-				text, err := build(time.Now())
-				if err != nil {
-					return nil, err
-				}
-				_, warn, err := s.put(ctx, w, w.o.Href, w.o.ETag, []byte(text))
-				if err != nil {
-					return nil, err
-				}
-				return &generated.EventWritten{Outcome: "cancelled", Calendar: w.c.Name, Account: w.c.Account, Warning: warn}, nil
-			},
-		}, nil
-	}
-	if d, _ := parseICS(w.o.Data); d != nil && hasAttendees(d) {
-		build := func(now time.Time) (string, error) {
-			d, err := parseICS(w.o.Data)
-			if err != nil {
-				return "", err
-			}
-			for _, c := range d.components() {
-				if c.name != "VEVENT" {
-					continue
-				}
-				c = d.apply(c, []edit{set("STATUS", propLine(d.eol, "STATUS", nil, "CANCELLED"))})
-				d.apply(c, stampEdits(d, c, now, true))
-			}
-			return d.String(), nil
-		}
-		return &generated.Action{
-			Account: w.acct.Name,
-			Preview: &generated.Prepared{Action: "mark the event cancelled in the calendar " + w.c.Name + " (it has attendees: it is kept, STATUS:CANCELLED, and they are not told)", Subject: summary, BodyLines: lines},
-			Payload: payload("mark cancelled"),
-			Run: func(ctx context.Context) (any, error) {
-				text, err := build(time.Now())
-				if err != nil {
-					return nil, err
-				}
-				_, warn, err := s.put(ctx, w, w.o.Href, w.o.ETag, []byte(text))
-				if err != nil {
-					return nil, err
-				}
-				return &generated.EventWritten{Outcome: "cancelled", Calendar: w.c.Name, Account: w.c.Account, Warning: warn}, nil
-			},
-		}, nil
-	}
-	what := "delete the event from the calendar " + w.c.Name
-	if e.Recurring {
-		what += ", every instance of it"
-	}
-	return &generated.Action{
-		Account: w.acct.Name,
-		Preview: &generated.Prepared{Action: what, Subject: summary, BodyLines: lines},
-		Payload: payload("remove the object"),
-		Run: func(ctx context.Context) (any, error) {
-			warn, err := s.remove(ctx, w)
-			if err != nil {
-				return nil, err
-			}
-			return &generated.EventWritten{Outcome: "deleted", Calendar: w.c.Name, Account: w.c.Account, Warning: warn}, nil
-		},
-	}, nil
+	// The event as now stored is left out: the instance or the event is cancelled.
+	res.ActionID, res.Warning = id, warn
+	return res, nil
 }
 
 // remove deletes the object with If-Match of the ETag read, and from the store.
@@ -908,7 +884,12 @@ func (s *Service) remove(ctx context.Context, w *davObject) (string, error) {
 	return "", nil
 }
 
-func hasAttendees(d *icsDoc) bool {
+// hasAttendees says whether an event's text names attendees.
+func hasAttendees(data string) bool {
+	d, err := parseICS(data)
+	if err != nil {
+		return false
+	}
 	for _, c := range d.components() {
 		if c.name == "VEVENT" && len(d.props(c, "ATTENDEE")) > 0 {
 			return true

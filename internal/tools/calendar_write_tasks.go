@@ -189,9 +189,9 @@ func (v calView) taskLines(c *store.Collection, text string, changed []string) (
 	return out, t.Summary, nil
 }
 
-// taskWritten is a commit's answer: the task as now stored.
-func (s *Service) taskWritten(outcome string, o *store.Object, c *store.Collection, warn string) *generated.TaskWritten {
-	res := &generated.TaskWritten{Outcome: outcome, List: c.Name, Account: c.Account, Warning: warn}
+// taskWritten completes a write's answer: its action id, and the task as now stored.
+func (s *Service) taskWritten(res *generated.TaskWritten, o *store.Object, c *store.Collection, warn, actionID string) *generated.TaskWritten {
+	res.ActionID, res.Warning = actionID, warn
 	if o == nil {
 		return res
 	}
@@ -203,8 +203,8 @@ func (s *Service) taskWritten(outcome string, o *store.Object, c *store.Collecti
 	return res
 }
 
-// TaskCreate implements task_create and task_create_commit.
-func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (*generated.Action, error) {
+// TaskCreate implements task_create.
+func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (*generated.TaskWritten, error) {
 	acc, err := s.access(ctx)
 	if err != nil {
 		return nil, err
@@ -246,45 +246,41 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 		b.WriteString("END:VTODO" + eol + "END:VCALENDAR" + eol)
 		return b.String()
 	}
-	lines, summary, err := v.taskLines(c, build("preview@postern", v.now), nil)
+	res := &generated.TaskWritten{Action: "create a task", Outcome: "created", List: c.Name, Account: c.Account}
+	if a.DryRun {
+		lines, _, err := v.taskLines(c, build("preview@postern", v.now), nil)
+		if err != nil {
+			return nil, err
+		}
+		res.DryRun, res.Lines = ptr(true), lines
+		return res, nil
+	}
+	w := &davObject{st: st, c: c, acct: acct, noun: "task", read: generated.ToolTaskGet}
+	cl, err := caldav.ClientFor(ctx, acct, c)
+	if err != nil {
+		return nil, fmt.Errorf("nothing was written: %w", err)
+	}
+	w.cl = cl
+	uid := newUID()
+	o, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolTaskCreate, what: "create a task in " + c.Name,
+		href: hrefIn(cl, c, strings.TrimSuffix(uid, "@postern")+".ics"), data: []byte(build(uid, time.Now())), uid: uid, summary: a.Summary})
 	if err != nil {
 		return nil, err
 	}
-	return &generated.Action{
-		Account: acct.Name,
-		Preview: &generated.Prepared{Action: "create a task in the list " + c.Name, Subject: summary, BodyLines: lines},
-		Payload: struct {
-			Kind, Collection, Zone string
-			Args                   any
-		}{generated.ToolTaskCreate, c.URL, v.person.String(), a},
-		Run: func(ctx context.Context) (any, error) {
-			w := &davObject{st: st, c: c, acct: acct, noun: "task", read: generated.ToolTaskGet}
-			cl, err := caldav.ClientFor(ctx, acct, c)
-			if err != nil {
-				return nil, fmt.Errorf("nothing was written: %w", err)
-			}
-			w.cl = cl
-			uid := newUID()
-			o, warn, err := s.put(ctx, w, hrefIn(cl, c, strings.TrimSuffix(uid, "@postern")+".ics"), "", []byte(build(uid, time.Now())))
-			if err != nil {
-				return nil, err
-			}
-			return s.taskWritten("created", o, c, warn), nil
-		},
-	}, nil
+	return s.taskWritten(res, o, c, warn, id), nil
 }
 
-// taskChange is the action of te on the task id.
-func (s *Service) taskChange(ctx context.Context, id, kind, what, outcome string, te taskEdit) (*generated.Action, error) {
+// taskChange does te to the task id (with dryRun, shows what it would store).
+func (s *Service) taskChange(ctx context.Context, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
 	acc, err := s.access(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.taskChangeAs(ctx, acc, id, kind, what, outcome, te)
+	res, err := s.taskChangeAs(ctx, acc, id, tool, what, outcome, te, dryRun)
 	return res, acc.missing(err)
 }
 
-func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, kind, what, outcome string, te taskEdit) (*generated.Action, error) {
+func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
 	w, err := s.taskTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err
@@ -293,7 +289,11 @@ func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, kind, what,
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}
-	text, err := editTask(w.o.Data, te, v.person, v.now)
+	now := time.Now()
+	if dryRun {
+		now = v.now
+	}
+	text, err := editTask(w.o.Data, te, v.person, now)
 	if err != nil {
 		return nil, err
 	}
@@ -301,52 +301,39 @@ func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, kind, what,
 	if err != nil {
 		return nil, err
 	}
-	return &generated.Action{
-		Account: w.acct.Name,
-		Preview: &generated.Prepared{Action: what + " in the list " + w.c.Name, Subject: summary, BodyLines: lines},
-		Payload: struct {
-			Kind, Href, ETag, Zone string
-			Edit                   any
-		}{kind, w.o.Href, w.o.ETag, v.person.String(), struct {
-			Summary, Due, Description, Status *string
-			Priority                          *int
-			Complete, Reopen                  bool
-		}{te.summary, te.due, te.description, te.status, te.priority, te.complete, te.reopen}},
-		Run: func(ctx context.Context) (any, error) {
-			text, err := editTask(w.o.Data, te, v.person, time.Now())
-			if err != nil {
-				return nil, err
-			}
-			o, warn, err := s.put(ctx, w, w.o.Href, w.o.ETag, []byte(text))
-			if err != nil {
-				return nil, err
-			}
-			return s.taskWritten(outcome, o, w.c, warn), nil
-		},
-	}, nil
+	res := &generated.TaskWritten{Action: what, Outcome: outcome, List: w.c.Name, Account: w.c.Account}
+	if dryRun {
+		res.DryRun, res.Lines = ptr(true), lines
+		return res, nil
+	}
+	o, aid, warn, err := s.apply(ctx, &davChange{w: w, tool: tool, what: what + " in " + w.c.Name, href: w.o.Href, data: []byte(text), summary: summary})
+	if err != nil {
+		return nil, err
+	}
+	return s.taskWritten(res, o, w.c, warn, aid), nil
 }
 
-// TaskUpdate implements task_update and task_update_commit.
-func (s *Service) TaskUpdate(ctx context.Context, a *generated.TaskUpdateArgs) (*generated.Action, error) {
+// TaskUpdate implements task_update.
+func (s *Service) TaskUpdate(ctx context.Context, a *generated.TaskUpdateArgs) (*generated.TaskWritten, error) {
 	te := taskEdit{summary: a.Summary, due: a.Due, description: a.Description, status: a.Status, priority: a.Priority}
 	if len(te.names()) == 0 {
 		return nil, errors.New("nothing to change: give at least one of summary, due, priority, description or status")
 	}
-	return s.taskChange(ctx, a.Task, generated.ToolTaskUpdate, "change the task", "updated", te)
+	return s.taskChange(ctx, a.Task, generated.ToolTaskUpdate, "change the task", "updated", te, a.DryRun)
 }
 
-// TaskComplete implements task_complete and task_complete_commit.
-func (s *Service) TaskComplete(ctx context.Context, a *generated.TaskCompleteArgs) (*generated.Action, error) {
-	return s.taskChange(ctx, a.Task, generated.ToolTaskComplete, "mark the task completed", "completed", taskEdit{complete: true})
+// TaskComplete implements task_complete.
+func (s *Service) TaskComplete(ctx context.Context, a *generated.TaskCompleteArgs) (*generated.TaskWritten, error) {
+	return s.taskChange(ctx, a.Task, generated.ToolTaskComplete, "mark the task completed", "completed", taskEdit{complete: true}, a.DryRun)
 }
 
-// TaskReopen implements task_reopen and task_reopen_commit.
-func (s *Service) TaskReopen(ctx context.Context, a *generated.TaskReopenArgs) (*generated.Action, error) {
-	return s.taskChange(ctx, a.Task, generated.ToolTaskReopen, "reopen the task", "reopened", taskEdit{reopen: true})
+// TaskReopen implements task_reopen.
+func (s *Service) TaskReopen(ctx context.Context, a *generated.TaskReopenArgs) (*generated.TaskWritten, error) {
+	return s.taskChange(ctx, a.Task, generated.ToolTaskReopen, "reopen the task", "reopened", taskEdit{reopen: true}, a.DryRun)
 }
 
-// TaskDelete implements task_delete and task_delete_commit.
-func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (*generated.Action, error) {
+// TaskDelete implements task_delete.
+func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
 	acc, err := s.access(ctx)
 	if err != nil {
 		return nil, err
@@ -355,7 +342,7 @@ func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (
 	return res, acc.missing(err)
 }
 
-func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.TaskDeleteArgs) (*generated.Action, error) {
+func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
 	w, err := s.taskTarget(ctx, acc, a.Task)
 	if err != nil {
 		return nil, err
@@ -368,16 +355,14 @@ func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.Task
 	if err != nil {
 		return nil, err
 	}
-	return &generated.Action{
-		Account: w.acct.Name,
-		Preview: &generated.Prepared{Action: "delete the task from the list " + w.c.Name + ", which cannot be undone", Subject: summary, BodyLines: lines},
-		Payload: struct{ Kind, Href, ETag string }{generated.ToolTaskDelete, w.o.Href, w.o.ETag},
-		Run: func(ctx context.Context) (any, error) {
-			warn, err := s.remove(ctx, w)
-			if err != nil {
-				return nil, err
-			}
-			return s.taskWritten("deleted", nil, w.c, warn), nil
-		},
-	}, nil
+	res := &generated.TaskWritten{Action: "delete the task", Outcome: "deleted", List: w.c.Name, Account: w.c.Account}
+	if a.DryRun {
+		res.DryRun, res.Lines = ptr(true), lines
+		return res, nil
+	}
+	_, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolTaskDelete, what: "delete the task from " + w.c.Name, href: w.o.Href, summary: summary})
+	if err != nil {
+		return nil, err
+	}
+	return s.taskWritten(res, nil, w.c, warn, id), nil
 }

@@ -27,6 +27,9 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 	if act.UndoneBy != 0 {
 		return nil, fmt.Errorf("action %s was already undone by %s; undo that one to do it again", a.ActionID, store.EncodeActionID(act.UndoneBy))
 	}
+	if len(act.DAV) > 0 {
+		return s.undoDAV(ctx, st, act, a.ActionID, a.DryRun)
+	}
 	if err := s.refuseKeptItems(ctx, st, act.Items); err != nil {
 		return nil, err
 	}
@@ -361,6 +364,10 @@ func (s *Service) MailActions(ctx context.Context, a *generated.MailActionsArgs)
 	if err != nil {
 		return nil, err
 	}
+	acc, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	res := &generated.ActionList{Actions: []generated.ActionInfo{}}
 	var last int64
 	for {
@@ -375,6 +382,16 @@ func (s *Service) MailActions(ctx context.Context, a *generated.MailActionsArgs)
 			before = act.ID
 			if !allVisible(act.Accounts, visible) {
 				continue
+			}
+			if acc.active() {
+				// An action on an event or task the person's projects keep is not there to this agent.
+				dav, err := st.DAVItemsOf(ctx, act.ID)
+				if err != nil {
+					return nil, err
+				}
+				if acc.keepsDAV(dav) {
+					continue
+				}
 			}
 			if len(res.Actions) == a.Limit {
 				res.NextCursor = encodeCursor(last)
