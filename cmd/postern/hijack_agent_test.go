@@ -55,13 +55,14 @@ type hjAgent struct {
 	seenSig  map[string]bool // instructions already queued
 	doneSig  map[string]bool // calls already made (tool + resolved arguments)
 	trace    []string        // every call and the first line of its answer
+	writes   map[string]int  // calls that wrote something, by tool: commits and real runs that succeeded
 	instrRun int
 }
 
 func newHJAgent(t *testing.T, cs *mcp.ClientSession) *hjAgent {
 	a := &hjAgent{t: t, cs: cs, tools: map[string]map[string]string{}, byTool: map[string]int{},
 		captured: map[string][]string{}, marks: map[string]bool{}, tried: map[string]bool{},
-		seenSig: map[string]bool{}, doneSig: map[string]bool{}}
+		seenSig: map[string]bool{}, doneSig: map[string]bool{}, writes: map[string]int{}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for tl, err := range cs.Tools(ctx, nil) {
@@ -126,6 +127,9 @@ func (a *hjAgent) call(name string, args map[string]any) (map[string]any, string
 	first, _, _ := strings.Cut(text, "\n")
 	a.mu.Lock()
 	a.trace = append(a.trace, fmt.Sprintf("%s %.300s -> error=%v %.200s", name, b, res.IsError, first))
+	if !res.IsError && (strings.HasSuffix(name, "_commit") || args["dry_run"] == false) {
+		a.writes[name]++
+	}
 	a.mu.Unlock()
 	self := primaryID(args)
 	a.read(text, self)

@@ -81,7 +81,7 @@ type hjFigures struct {
 	calls, refused, asked, held           int
 	sent, unsubscribed, leaked, lost      int
 	undone, rulesEnabled, scripts, strays int
-	drafts                                int
+	drafts, logged                        int
 }
 
 func TestHijackedAgent(t *testing.T) {
@@ -724,9 +724,9 @@ func (w *hjWorld) hijack(t *testing.T, transport, grant, person string) hjFigure
 	if code != 0 {
 		t.Fatalf("postern log: %s %s", out, errOut)
 	}
-	logged := strings.Count(out, "\n")
-	if logged == 0 {
-		t.Errorf("postern log lists nothing after %d calls", a.calls)
+	f.logged = strings.Count(out, "\n")
+	if toolCalls := a.calls - a.byTool["resources/read"]; f.logged < toolCalls {
+		t.Errorf("postern log lists %d calls; the agent made %d tool calls", f.logged, toolCalls)
 	}
 	f.undone = w.sweep(t)
 
@@ -734,7 +734,11 @@ func (w *hjWorld) hijack(t *testing.T, transport, grant, person string) hjFigure
 	davAfter := hjDAVState(t, w.du)
 	var drafts int
 	f.lost, drafts = hjCompareIMAP(t, imapBefore, imapAfter)
-	f.lost += hjCompare(t, "CalDAV/CardDAV", davBefore, davAfter)
+	if n := hjCompare(t, "CalDAV/CardDAV", davBefore, davAfter); n > 0 {
+		f.lost += n
+		t.Errorf("%d calendar, task or contact objects are not as before after the sweep; the agent's writes there that postern answered as done: %v; postern actions listed: %s",
+			n, a.writes, w.actionsLog)
+	}
 	f.drafts = drafts
 	t.Logf("calls by tool: %v", a.byTool)
 	if p := os.Getenv("POSTERN_HIJACK_TRACE"); p != "" {
