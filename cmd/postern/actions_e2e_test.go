@@ -574,3 +574,48 @@ func TestActionAnswersValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoChainNewestFirst: the person's sweep after an agent moved the same messages twice
+// (archive, then Archive to Trash): postern undo of the move, then of the archive, puts them
+// back in INBOX, though the first undo gave them new UIDs in Archive.
+func TestUndoChainNewestFirst(t *testing.T) {
+	b := newActionBox(t, imaptest.Start(t), "")
+	before := b.serverState(t)
+	cs := b.connect(t, "read,mail:modify")
+	ids := []string{messageID(t, cs, `subject:"Newsletter 1"`), messageID(t, cs, `subject:"Newsletter 2"`)}
+	var actions []string
+	for _, step := range []struct {
+		tool string
+		args map[string]any
+	}{{"mail_archive", map[string]any{"ids": ids}}, {"mail_move", map[string]any{"ids": ids, "to": "Trash"}}} {
+		sc, text, isErr := call(t, cs, step.tool, with(step.args, "dry_run", false))
+		if isErr {
+			t.Fatalf("%s: %s", step.tool, text)
+		}
+		actions = append(actions, sc["action_id"].(string))
+	}
+	for i := len(actions) - 1; i >= 0; i-- {
+		out, errOut, code := runCLI(t, b.env, "undo", actions[i], "--config", b.cfg, "--json")
+		if code != 0 || strings.Contains(out, `"gone"`) || strings.Contains(out, `"failed"`) {
+			t.Fatalf("postern undo %s: exit %d\n%s%s", actions[i], code, out, errOut)
+		}
+	}
+	after := b.serverState(t)
+	for folder, rows := range before {
+		if strings.Join(stripSizes(rows), "\n") != strings.Join(stripSizes(after[folder]), "\n") {
+			t.Errorf("%s after the sweep:\n%v\nbefore:\n%v", folder, after[folder], rows)
+		}
+	}
+}
+
+// stripSizes keeps each row's Message-ID and flags.
+func stripSizes(rows []string) []string {
+	var out []string
+	for _, r := range rows {
+		if i := strings.LastIndex(r, " "); i > 0 {
+			r = r[:i]
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -131,6 +131,17 @@ func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *s
 // writing each one's outcome in rows and what undoes the undo in log.
 func (s *Service) undoFolder(ctx context.Context, st *store.Store, c source.Session, items []store.ActionItem, idx []int, rows []generated.ActionRow, log *store.Action) error {
 	first := items[idx[0]]
+	// A later action, undone since, may have put the message back into this folder under a new
+	// UID: the store follows every move postern makes (MoveStored keeps the message's id), so
+	// where it says the message is now, in the folder this action left it in, is where it is.
+	for _, i := range idx {
+		if items[i].ToUID == 0 {
+			continue
+		}
+		if row, err := st.Message(ctx, items[i].Message, nil); err == nil && row.UID != 0 && row.UID != items[i].ToUID && row.Folder == items[i].ToFolder {
+			items[i].ToUID = row.UID
+		}
+	}
 	var uids []uint32
 	for _, i := range idx {
 		if items[i].ToUID != 0 {
