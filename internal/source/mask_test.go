@@ -64,7 +64,7 @@ func TestMaskMessageFields(t *testing.T) {
 			{Name: "Date", Value: "Sat, 14 Jun 2025 10:22:01 +0200"},
 		},
 	}
-	maskMessage(p)
+	store.MaskMessage(p)
 	if strings.Contains(p.Subject, "707117") {
 		t.Errorf("subject keeps the code the text points to: %q", p.Subject)
 	}
