@@ -365,6 +365,13 @@ func uidIn(data []byte) string {
 	return ""
 }
 
+// oneBad says whether err, a multiget's failure, may come from one of the objects asked for.
+func oneBad(err error) bool {
+	var de *DecodeError
+	var he *HTTPError
+	return errors.As(err, &de) || errors.As(err, &he) && he.Status >= 500
+}
+
 // fallbackGroup is how many objects one multiget asks for once an answer for more could not
 // be read.
 const fallbackGroup = 10
@@ -382,10 +389,13 @@ type skip struct{ href, why string }
 // fetch fetches hrefs with one multiget; when its answer cannot be read, in groups of
 // fallbackGroup, and a group whose answer cannot be read object by object (GET). Only a
 // failure to reach the server, or ctx ending, is an error.
+//
+// An answer "cannot be read" when it is not XML even without the characters XML forbids,
+// or when the server failed to write it (5xx): Xandikos answers 500 to a multiget of an
+// event with a BEL in it, as its XML writer refuses the character, and serves it with GET.
 func (f *fetcher) fetch(ctx context.Context, hrefs []string, small bool) ([]*Object, []string, error) {
 	objs, gone, skips, err := f.c.multiget(ctx, f.col.URL, f.report, hrefs)
-	var de *DecodeError
-	if err == nil || !errors.As(err, &de) {
+	if err == nil || !oneBad(err) {
 		f.skipped = append(f.skipped, skips...)
 		return objs, gone, err
 	}
@@ -402,7 +412,7 @@ func (f *fetcher) fetch(ctx context.Context, hrefs []string, small bool) ([]*Obj
 		}
 		return objs, gone, nil
 	}
-	objs, gone = nil, nil
+	objs, gone, err0 := nil, nil, err
 	for _, h := range hrefs {
 		ob, err := f.c.Get(ctx, h)
 		var he *HTTPError
@@ -412,7 +422,7 @@ func (f *fetcher) fetch(ctx context.Context, hrefs []string, small bool) ([]*Obj
 		case errors.As(err, &he) && he.Status == http.StatusNotFound:
 			gone = append(gone, h)
 		case err != nil:
-			f.skipped = append(f.skipped, skip{h, fmt.Sprintf("the server's answer for it could not be read: %v; nor could GET fetch it: %v", cause(de), err)})
+			f.skipped = append(f.skipped, skip{h, fmt.Sprintf("the server's answer for it could not be read (%v), nor could GET fetch it (%v)", cause(err0), cause(err))})
 		default:
 			ob.Data, ob.removed = cleanText(ob.Data)
 			objs = append(objs, ob)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/emersion/go-ical"
 
+	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/caldav"
@@ -240,7 +241,7 @@ func etag(b []byte) string {
 // split makes the objects of one file: the file itself when it holds one UID,
 // else one calendar per UID with the file's time zones.
 func split(name string, data []byte) ([]*store.Object, error) {
-	cal, err := ical.NewDecoder(bytes.NewReader(data)).Decode()
+	cal, err := calendar.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("it is not an iCalendar file (%v)", err)
 	}
