@@ -4087,6 +4087,8 @@ type AccountStatus struct {
 	Messages *int `json:"messages,omitempty"`
 	// Why the last sync failed, if it did.
 	LastError string `json:"last_error,omitempty" post:"line"`
+	// What the syncs skipped or changed of single items (an event, a contact, a message, a file), one sentence each naming the item, kept until it syncs cleanly; absent when none.
+	Warnings []string `json:"warnings,omitempty" post:"line"`
 }
 
 // AccountsResult: The accounts this connection may see.

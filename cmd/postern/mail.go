@@ -468,6 +468,8 @@ type accountRow struct {
 	State       string `json:"state"` // never synced, partly synced, synced or failed
 	LastSync    string `json:"last_sync,omitempty"`
 	Error       string `json:"last_error,omitempty"`
+	// Warnings are what the syncs skipped or changed of single items, until they sync cleanly.
+	Warnings []string `json:"warnings,omitempty"`
 	// Sync is the sync state in words.
 	Sync string `json:"-"`
 	// Where is where its mail is, in a word (postern status); Line, how postern reaches it
@@ -486,7 +488,7 @@ func accountRows(cfg *config.Config, stats map[string]store.AccountStat) []accou
 		x, ok := stats[a.Name]
 		r.State, r.Sync = syncState(x, ok)
 		if ok {
-			r.Messages, r.Error = x.Messages, x.LastError
+			r.Messages, r.Error, r.Warnings = x.Messages, x.LastError, x.Warnings
 			if !x.LastSync.IsZero() {
 				r.LastSync = x.LastSync.Format(time.RFC3339)
 			}

@@ -186,6 +186,9 @@ func printStatus(w io.Writer, r statusReport) {
 		line("Accounts:")
 		for _, a := range r.Accounts {
 			line("  %s (%s, %s): %s", a.Name, a.Kind, a.Where, a.Sync)
+			for _, w := range a.Warnings {
+				line("    warning: %s", w)
+			}
 		}
 	}
 	if len(r.SendAllow) > 0 {

@@ -58,7 +58,7 @@ type Event struct {
 // Parse reads an iCalendar object. person is the zone of floating times and
 // all-day dates.
 func Parse(data string, person *time.Location) (*Calendar, error) {
-	cal, err := ical.NewDecoder(strings.NewReader(data)).Decode()
+	cal, err := Decode([]byte(data))
 	if err != nil {
 		return nil, fmt.Errorf("the calendar object cannot be read (%v); the server holds a broken copy", err)
 	}

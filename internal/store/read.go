@@ -827,6 +827,9 @@ type AccountStat struct {
 	// LastOK is when a sync last finished without an error (zero: never).
 	LastOK   time.Time
 	Messages int
+	// Warnings are what its syncs skipped or changed of single items, until they sync
+	// cleanly (warnings.go).
+	Warnings []string
 }
 
 // AccountStats returns the accounts in the store.
@@ -851,7 +854,21 @@ func (s *Store) AccountStats(ctx context.Context) (map[string]AccountStat, error
 		}
 		out[st.Name] = st
 	}
-	return out, s.explain(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.explain(err)
+	}
+	rows.Close()
+	warns, err := s.AccountWarnings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for name, ws := range warns {
+		if st, ok := out[name]; ok {
+			st.Warnings = ws
+			out[name] = st
+		}
+	}
+	return out, nil
 }
 
 // Refs returns the message ids a message refers to (its References, then its

@@ -34,7 +34,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 16
+const schemaVersion = 17
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -164,6 +164,8 @@ var upgrades = map[int][]string{
 		)`,
 		`CREATE INDEX IF NOT EXISTS dav_objects_start ON dav_objects(collection_id, kind, start)`,
 	},
+	// What a sync skipped or changed of one object, until it syncs cleanly (warnings.go).
+	16: {createSyncWarnings},
 	// 11: whether a sender is authenticated, added by addAuthentic (projects.go).
 	// The notes of the notes folders and their index (notes.go).
 	12: notesSchema,

@@ -157,6 +157,7 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 		if x, ok := stats[a.Name]; ok {
 			row.Messages = ptr(x.Messages)
 			row.LastError = x.LastError
+			row.Warnings = x.Warnings
 			if !x.LastSync.IsZero() {
 				row.LastSync = x.LastSync.Format(time.RFC3339)
 			}

@@ -35,6 +35,9 @@ const requestTimeout = 2 * time.Minute
 type Client struct {
 	base *url.URL
 	hc   *http.Client
+	// rawXML reads multistatus answers without leaving out the characters XML does not
+	// allow (tests of what a sync does when an answer still cannot be read).
+	rawXML bool
 }
 
 // ErrConflict is a conditional write refused because the object changed (or
@@ -153,6 +156,25 @@ func (c *Client) Resolve(href string) string {
 // do sends one request and returns the response when its status is among ok;
 // else an *HTTPError (or ErrConflict for 412).
 func (c *Client) do(ctx context.Context, method, href string, header http.Header, body []byte, ok ...int) (*http.Response, []byte, error) {
+	resp, err := c.send(ctx, method, href, header, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := c.readAll(ctx, resp.Body, method, href)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range ok {
+		if resp.StatusCode == s {
+			return resp, data, nil
+		}
+	}
+	return resp, data, statusError(resp, method, data)
+}
+
+// send sends one request and returns the response, its body still to be read and closed.
+func (c *Client) send(ctx context.Context, method, href string, header http.Header, body []byte) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -160,7 +182,7 @@ func (c *Client) do(ctx context.Context, method, href string, header http.Header
 	target := c.Resolve(href)
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for k, v := range header {
 		req.Header[k] = v
@@ -168,30 +190,38 @@ func (c *Client) do(ctx context.Context, method, href string, header http.Header
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		}
-		return nil, nil, fmt.Errorf("cannot reach %s (%v); check the URL and that the server is up", c.base.Host, unwrapURLError(err))
+		return nil, fmt.Errorf("cannot reach %s (%v); check the URL and that the server is up", c.base.Host, unwrapURLError(err))
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	return resp, nil
+}
+
+// readAll reads a response body of at most maxResponseBytes.
+func (c *Client) readAll(ctx context.Context, body io.Reader, method, href string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(body, maxResponseBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		}
-		return nil, nil, fmt.Errorf("the answer of %s to %s was cut (%v); try again", c.base.Host, method, err)
+		return nil, fmt.Errorf("the answer of %s to %s was cut (%v); try again", c.base.Host, method, err)
 	}
 	if len(data) > maxResponseBytes {
-		return nil, nil, fmt.Errorf("the answer of %s to %s %s is larger than %d MB; postern does not read it", c.base.Host, method, href, maxResponseBytes>>20)
+		return nil, c.tooLarge(method, href)
 	}
-	for _, s := range ok {
-		if resp.StatusCode == s {
-			return resp, data, nil
-		}
-	}
+	return data, nil
+}
+
+func (c *Client) tooLarge(method, href string) error {
+	return fmt.Errorf("the answer of %s to %s %s is larger than %d MB; postern does not read it", c.base.Host, method, href, maxResponseBytes>>20)
+}
+
+// statusError is the error of a response whose status was not one asked for.
+func statusError(resp *http.Response, method string, data []byte) error {
 	if resp.StatusCode == http.StatusPreconditionFailed {
-		return resp, data, ErrConflict
+		return ErrConflict
 	}
-	return resp, data, &HTTPError{Method: method, URL: target, Status: resp.StatusCode, Text: strings.TrimSpace(string(data))}
+	return &HTTPError{Method: method, URL: resp.Request.URL.String(), Status: resp.StatusCode, Text: strings.TrimSpace(string(data))}
 }
 
 func unwrapURLError(err error) error {
@@ -207,6 +237,8 @@ type Object struct {
 	Href string
 	ETag string // as the server writes it, quotes included
 	Data []byte
+	// removed is what was left out of Data: characters XML does not allow.
+	removed removed
 }
 
 // Get reads the object at href, byte for byte.
@@ -276,6 +308,7 @@ type response struct {
 	Href      string     `xml:"DAV: href"`
 	Status    string     `xml:"DAV: status"`
 	Propstats []propstat `xml:"DAV: propstat"`
+	removed   removed    // the characters XML does not allow that were left out of it
 }
 
 type propstat struct {
@@ -364,21 +397,124 @@ func (r *response) found() prop {
 
 const xmlHeader = `<?xml version="1.0" encoding="utf-8"?>` + "\n"
 
-// multi sends a PROPFIND or REPORT and reads its multistatus.
+// DecodeError is a multistatus answer that could not be read as XML even without the
+// characters XML does not allow: the sync then asks for its objects in smaller groups, then
+// one by one.
+type DecodeError struct {
+	Host, Method, Href string
+	Err                error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("cannot read the answer of %s to %s %s (%v)", e.Host, e.Method, e.Href, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// multi sends a PROPFIND or REPORT and reads its multistatus as it comes, through a filter
+// that leaves out the characters XML does not allow (xmlchars.go); each response says what
+// was removed from it. The body is never held whole: only what is decoded of it.
 func (c *Client) multi(ctx context.Context, method, href, depth, body string) (*multistatus, error) {
 	h := http.Header{"Content-Type": {"application/xml; charset=utf-8"}}
 	if depth != "" {
 		h.Set("Depth", depth)
 	}
-	_, data, err := c.do(ctx, method, href, h, []byte(xmlHeader+body), http.StatusMultiStatus)
+	resp, err := c.send(ctx, method, href, h, []byte(xmlHeader+body))
 	if err != nil {
 		return nil, err
 	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusMultiStatus {
+		data, err := c.readAll(ctx, resp.Body, method, href)
+		if err != nil {
+			return nil, err
+		}
+		return nil, statusError(resp, method, data)
+	}
+	lim := &limitReader{r: resp.Body, n: maxResponseBytes}
+	var in io.Reader = lim
+	var filter *charFilter
+	if !c.rawXML {
+		filter = newCharFilter(lim, true)
+		in = filter
+	}
+	dec := xml.NewDecoder(in)
 	var ms multistatus
-	if err := xml.Unmarshal(data, &ms); err != nil {
-		return nil, fmt.Errorf("cannot read the answer of %s to %s %s (%v)", c.base.Host, method, href, err)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, c.decodeError(ctx, lim, method, href, err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok || se.Name.Space != nsDAV {
+			continue
+		}
+		switch se.Name.Local {
+		case "response":
+			if filter != nil {
+				filter.take() // what came before belongs to no object
+			}
+			var r response
+			if err := dec.DecodeElement(&r, &se); err != nil {
+				return nil, c.decodeError(ctx, lim, method, href, err)
+			}
+			if filter != nil {
+				r.removed = filter.take()
+			}
+			ms.Responses = append(ms.Responses, r)
+		case "sync-token":
+			if err := dec.DecodeElement(&ms.SyncToken, &se); err != nil {
+				return nil, c.decodeError(ctx, lim, method, href, err)
+			}
+		}
 	}
 	return &ms, nil
+}
+
+// decodeError says why a multistatus could not be read: ctx ended, the answer was too
+// large or cut, or it is not XML (a *DecodeError).
+func (c *Client) decodeError(ctx context.Context, lim *limitReader, method, href string, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case lim.over:
+		return c.tooLarge(method, href)
+	case lim.err != nil:
+		return fmt.Errorf("the answer of %s to %s was cut (%v); try again", c.base.Host, method, lim.err)
+	}
+	return &DecodeError{Host: c.base.Host, Method: method, Href: href, Err: err}
+}
+
+// limitReader reads at most n bytes of r, and remembers whether there were more, and how a
+// read of r failed.
+type limitReader struct {
+	r    io.Reader
+	n    int64
+	over bool
+	err  error
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		var one [1]byte
+		if n, _ := l.r.Read(one[:]); n > 0 {
+			l.over = true
+			return 0, errors.New("the answer is too large")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if err != nil && err != io.EOF {
+		l.err = err
+	}
+	return n, err
 }
 
 // samePath says whether two hrefs name the same resource (trailing slash and

@@ -15,6 +15,7 @@ import (
 	"github.com/emersion/go-ical"
 	"github.com/emersion/go-vcard"
 
+	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -29,7 +30,7 @@ func Fill(o *store.Object) error {
 }
 
 func fillCard(o *store.Object, data []byte) error {
-	card, err := vcard.NewDecoder(bytes.NewReader(data)).Decode()
+	card, err := calendar.DecodeCard(data)
 	if err != nil {
 		return fmt.Errorf("not a vCard (%v)", err)
 	}
@@ -45,7 +46,7 @@ func fillCard(o *store.Object, data []byte) error {
 }
 
 func fillCalendar(o *store.Object, data []byte) error {
-	cal, err := ical.NewDecoder(bytes.NewReader(data)).Decode()
+	cal, err := calendar.Decode(data)
 	if err != nil {
 		return fmt.Errorf("not an iCalendar object (%v)", err)
 	}

@@ -9,6 +9,7 @@ package caldav
 // the old token, skips what it finds already stored with the same ETag.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,8 @@ type Source struct {
 	// noSyncCollection makes the sync list ETags even where the server offers
 	// sync-collection (tests of that path against a server that offers it).
 	noSyncCollection bool
+	// rawXML reads multistatus answers as they are (see Client.rawXML).
+	rawXML bool
 }
 
 // Open is the Source of a configured account: the Open of Kind.
@@ -129,8 +132,10 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 		return nil, err
 	}
 	seen := map[string]bool{}
+	var places []string
 	for _, r := range remotes {
 		seen[r.URL] = true
+		places = append(places, r.URL)
 	}
 	for _, c := range stored {
 		if !seen[c.URL] {
@@ -140,10 +145,17 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 			res.FoldersGone++
 		}
 	}
+	warns := source.NewWarnings(ctx, st, accountID, opt)
+	if err := warns.Places(ctx, places); err != nil {
+		return res, err
+	}
 	old := map[string]*store.Collection{}
 	for _, c := range stored {
 		old[c.URL] = c
 	}
+	// A collection that cannot be synced does not stop the others: each is tried, and the
+	// account's error names those that failed.
+	var failed []string
 	for i, r := range remotes {
 		col := r.Collection
 		col.AccountID = accountID
@@ -154,20 +166,54 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 			col.SyncToken, col.CTag = o.SyncToken, o.CTag
 		}
 		res.Folders++
-		if err := s.syncObjects(ctx, st, clients[i], &col, r, opt, res); err != nil {
+		if err := s.syncObjects(ctx, st, clients[i], &col, r, opt, res, warns); err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
 			}
-			return res, fmt.Errorf("account %s, %s: %w", a.Name, col.Name, err)
+			failed = append(failed, fmt.Sprintf("%s %q: %v", kindNoun(col.Kind), col.Name, err))
 		}
 	}
-	return res, nil
+	switch len(failed) {
+	case 0:
+		return res, nil
+	case 1:
+		return res, fmt.Errorf("account %s: the %s; the rest synced", a.Name, failed[0])
+	}
+	return res, fmt.Errorf("account %s: %d collections did not sync: the %s; the rest synced", a.Name, len(failed), strings.Join(failed, "; the "))
 }
 
-// syncObjects brings one collection's objects up to date.
-func (s *Source) syncObjects(ctx context.Context, st *store.Store, c *Client, col *store.Collection, r remote, opt source.Options, res *source.Result) error {
+// kindNoun names a collection's kind in a sentence.
+func kindNoun(kind string) string {
+	switch kind {
+	case store.KindTasks:
+		return "task list"
+	case store.KindAddressBook:
+		return "address book"
+	}
+	return "calendar"
+}
+
+// objectNoun names an object of a collection in a sentence.
+func objectNoun(kind string) string {
+	switch kind {
+	case store.KindTasks:
+		return "task"
+	case store.KindAddressBook:
+		return "contact"
+	}
+	return "event"
+}
+
+// syncObjects brings one collection's objects up to date. An object that cannot be read
+// is skipped with a warning that names it (warns, kept until it syncs cleanly), and the rest
+// of the collection syncs: a multistatus answer is read without the characters XML does not
+// allow, and one that still cannot be read is asked again in groups of fallbackGroup, then
+// object by object with GET.
+func (s *Source) syncObjects(ctx context.Context, st *store.Store, c *Client, col *store.Collection, r remote, opt source.Options, res *source.Result, warns *source.Warnings) error {
+	c.rawXML = s.rawXML
+	retry := warns.Before(col.URL) // objects skipped before: asked for again even when nothing changed
 	useToken := r.syncToken != "" && !s.noSyncCollection
-	if useToken && r.syncToken == col.SyncToken || !useToken && r.ctag != "" && r.ctag == col.CTag && col.SyncToken == "" {
+	if len(retry) == 0 && (useToken && r.syncToken == col.SyncToken || !useToken && r.ctag != "" && r.ctag == col.CTag && col.SyncToken == "") {
 		return nil // nothing changed since the last sync
 	}
 	have, err := st.ObjectETags(ctx, col.ID)
@@ -177,6 +223,7 @@ func (s *Source) syncObjects(ctx context.Context, st *store.Store, c *Client, co
 	var changed map[string]string // href → its ETag ("" when the server did not say)
 	var removed []string
 	token := ""
+	full := true // the listing names every object (else only those changed since the token)
 	if useToken {
 		changed, removed, token, err = c.syncCollection(ctx, col.URL, col.SyncToken)
 		if isInvalidToken(err) && col.SyncToken != "" {
@@ -189,6 +236,8 @@ func (s *Source) syncObjects(ctx context.Context, st *store.Store, c *Client, co
 		}
 		if col.SyncToken == "" { // a full listing: what it does not hold is gone
 			removed = append(removed, missingFrom(have, changed)...)
+		} else {
+			full = false
 		}
 	} else {
 		if changed, err = c.etags(ctx, col.URL); err != nil {
@@ -202,34 +251,50 @@ func (s *Source) syncObjects(ctx context.Context, st *store.Store, c *Client, co
 			fetch = append(fetch, h)
 		}
 	}
+	gone := map[string]bool{}
+	for _, h := range removed {
+		gone[h] = true
+	}
+	for _, h := range retry {
+		_, listed := changed[h]
+		if h != "" && !gone[h] && (listed || !full) && !contains(fetch, h) {
+			fetch = append(fetch, h)
+		}
+	}
 	sortStrings(fetch)
 	batch := opt.BatchSize
 	if batch <= 0 {
 		batch = defaultBatch
 	}
-	report := multigetCalendar
+	f := &fetcher{c: c, col: col, report: multigetCalendar}
 	if col.Kind == store.KindAddressBook {
-		report = multigetCard
+		f.report = multigetCard
 	}
 	done := 0
 	for len(fetch) > 0 {
 		n := min(batch, len(fetch))
 		part := fetch[:n]
 		fetch = fetch[n:]
-		objs, gone, err := c.multiget(ctx, col.URL, report, part)
+		objs, goneNow, err := f.fetch(ctx, part, false)
 		if err != nil {
 			return err
 		}
+		for _, sk := range f.skipped {
+			warns.Add(ctx, col.URL, sk.href, s.skipped(col, sk.href, "", sk.why))
+		}
+		f.skipped = nil
 		for _, ob := range objs {
 			o := &store.Object{CollectionID: col.ID, Href: ob.Href, ETag: ob.ETag, Data: string(ob.Data)}
 			if err := Fill(o); err != nil {
-				if opt.Warn != nil {
-					opt.Warn(fmt.Sprintf("%s in %s was skipped: %v", ob.Href, col.Name, err))
-				}
+				warns.Add(ctx, col.URL, ob.Href, s.skipped(col, ob.Href, uidIn(ob.Data), err.Error()))
 				continue
 			}
 			if err := st.PutObject(ctx, o); err != nil {
 				return err
+			}
+			if ob.removed.n > 0 {
+				warns.Add(ctx, col.URL, ob.Href, fmt.Sprintf("Account %s, %s %q: the %s %s%s held %s, which XML does not allow and which postern removed; the rest of it synced",
+					s.a.Name, kindNoun(col.Kind), col.Name, objectNoun(col.Kind), ob.Href, uidPart(o.UID), ob.removed.describe()))
 			}
 			if _, ok := have[ob.Href]; ok {
 				res.FlagsChanged++
@@ -238,7 +303,7 @@ func (s *Source) syncObjects(ctx context.Context, st *store.Store, c *Client, co
 			}
 			have[ob.Href] = ob.ETag
 		}
-		removed = append(removed, gone...)
+		removed = append(removed, goneNow...)
 		done += n
 		if opt.Progress != nil {
 			opt.Progress(source.Progress{Account: s.a.Name, Folder: col.Name, Done: done, Total: done + len(fetch)})
@@ -263,7 +328,107 @@ func (s *Source) syncObjects(ctx context.Context, st *store.Store, c *Client, co
 		}
 		res.Deleted += len(del)
 	}
-	return st.SetCollectionSync(ctx, col.ID, token, r.ctag)
+	if err := st.SetCollectionSync(ctx, col.ID, token, r.ctag); err != nil {
+		return err
+	}
+	return warns.Done(ctx, col.URL)
+}
+
+// skipped is the warning of an object that was not stored.
+func (s *Source) skipped(col *store.Collection, href, uid, why string) string {
+	return fmt.Sprintf("Account %s, %s %q: the %s %s%s was skipped (%s); the rest synced, and the next sync tries it again",
+		s.a.Name, kindNoun(col.Kind), col.Name, objectNoun(col.Kind), href, uidPart(uid), strings.TrimSuffix(why, "."))
+}
+
+func uidPart(uid string) string {
+	if uid == "" {
+		return ""
+	}
+	return " (UID " + uid + ")"
+}
+
+// uidIn finds the UID of an object's text that could not be read as a whole: its first UID
+// line, unfolded no further, cut at 200 bytes.
+func uidIn(data []byte) string {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimRight(line, "\r")
+		if len(line) > 4 && bytes.EqualFold(line[:3], []byte("UID")) && (line[3] == ':' || line[3] == ';') {
+			if i := bytes.IndexByte(line, ':'); i >= 0 {
+				v := strings.TrimSpace(string(line[i+1:]))
+				if len(v) > 200 {
+					v = v[:200]
+				}
+				return strings.ToValidUTF8(v, "\uFFFD")
+			}
+		}
+	}
+	return ""
+}
+
+// oneBad says whether err, a multiget's failure, may come from one of the objects asked for.
+func oneBad(err error) bool {
+	var de *DecodeError
+	var he *HTTPError
+	return errors.As(err, &de) || errors.As(err, &he) && he.Status >= 500
+}
+
+// fallbackGroup is how many objects one multiget asks for once an answer for more could not
+// be read.
+const fallbackGroup = 10
+
+// fetcher fetches the objects of one collection.
+type fetcher struct {
+	c       *Client
+	col     *store.Collection
+	report  string
+	skipped []skip // objects that could not be fetched, and why
+}
+
+type skip struct{ href, why string }
+
+// fetch fetches hrefs with one multiget; when its answer cannot be read, in groups of
+// fallbackGroup, and a group whose answer cannot be read object by object (GET). Only a
+// failure to reach the server, or ctx ending, is an error.
+//
+// An answer "cannot be read" when it is not XML even without the characters XML forbids,
+// or when the server failed to write it (5xx): Xandikos answers 500 to a multiget of an
+// event with a BEL in it, as its XML writer refuses the character, and serves it with GET.
+func (f *fetcher) fetch(ctx context.Context, hrefs []string, small bool) ([]*Object, []string, error) {
+	objs, gone, skips, err := f.c.multiget(ctx, f.col.URL, f.report, hrefs)
+	if err == nil || !oneBad(err) {
+		f.skipped = append(f.skipped, skips...)
+		return objs, gone, err
+	}
+	if len(hrefs) > fallbackGroup && !small {
+		objs, gone = nil, nil
+		for len(hrefs) > 0 {
+			n := min(fallbackGroup, len(hrefs))
+			o, g, err := f.fetch(ctx, hrefs[:n], true)
+			if err != nil {
+				return nil, nil, err
+			}
+			objs, gone = append(objs, o...), append(gone, g...)
+			hrefs = hrefs[n:]
+		}
+		return objs, gone, nil
+	}
+	objs, gone, err0 := nil, nil, err
+	for _, h := range hrefs {
+		ob, err := f.c.Get(ctx, h)
+		var he *HTTPError
+		switch {
+		case ctx.Err() != nil:
+			return nil, nil, ctx.Err()
+		case errors.As(err, &he) && he.Status == http.StatusNotFound:
+			gone = append(gone, h)
+		case err != nil:
+			f.skipped = append(f.skipped, skip{h, fmt.Sprintf("the server's answer for it could not be read (%v), nor could GET fetch it (%v)", cause(err0), cause(err))})
+		default:
+			ob.Data, ob.removed = cleanText(ob.Data)
+			objs = append(objs, ob)
+		}
+	}
+	return objs, gone, nil
 }
 
 // missingFrom lists the hrefs of have that listing does not hold.
@@ -357,18 +522,20 @@ const (
 )
 
 // multiget fetches the objects at hrefs of a collection (a calendar-multiget
-// or addressbook-multiget REPORT, per report) and says which are gone.
-func (c *Client) multiget(ctx context.Context, collection, report string, hrefs []string) ([]*Object, []string, error) {
+// or addressbook-multiget REPORT, per report), says which are gone, and which the server
+// answered without their text.
+func (c *Client) multiget(ctx context.Context, collection, report string, hrefs []string) ([]*Object, []string, []skip, error) {
 	var b strings.Builder
 	for _, h := range hrefs {
 		b.WriteString("<D:href>" + html.EscapeString(h) + "</D:href>")
 	}
 	ms, err := c.multi(ctx, "REPORT", collection, "1", fmt.Sprintf(report, b.String()))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var objs []*Object
 	var gone []string
+	var skips []skip
 	for _, r := range ms.Responses {
 		if statusCode(r.Status) == http.StatusNotFound {
 			gone = append(gone, r.Href)
@@ -380,9 +547,14 @@ func (c *Client) multiget(ctx context.Context, collection, report string, hrefs 
 			data = p.AddressData
 		}
 		if data == "" {
+			why := "the server sent no text for it"
+			if st := strings.TrimSpace(r.Status); st != "" {
+				why += " (" + st + ")"
+			}
+			skips = append(skips, skip{r.Href, why})
 			continue
 		}
-		objs = append(objs, &Object{Href: r.Href, ETag: p.ETag, Data: crlf(data)})
+		objs = append(objs, &Object{Href: r.Href, ETag: p.ETag, Data: crlf(data), removed: r.removed})
 	}
-	return objs, gone, nil
+	return objs, gone, skips, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/emersion/go-ical"
 
+	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/caldav"
@@ -144,13 +145,22 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 	if err != nil {
 		return nil, err
 	}
-	warn := func(format string, args ...any) {
-		if opt.Warn != nil {
-			opt.Warn(fmt.Sprintf(format, args...))
+	warns := source.NewWarnings(ctx, st, accountID, opt)
+	if err := warns.Places(ctx, []string{col.URL}); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	// A file skipped keeps what an earlier sync stored of it (a file being written, or made
+	// unreadable for a while, loses nothing); the warning says it was not read again.
+	warn := func(file, format string, args ...any) {
+		warns.Add(ctx, col.URL, file, fmt.Sprintf("Account %s: %s", a.Name, fmt.Sprintf(format, args...)))
+		for h := range have {
+			if h == file || strings.HasPrefix(h, file+"#") {
+				seen[h] = true
+			}
 		}
 	}
 	res := &source.Result{Folders: 1}
-	seen := map[string]bool{}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	stored := 0
 	for _, e := range entries {
@@ -162,17 +172,17 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 			continue
 		}
 		if e.Type()&fs.ModeType != 0 {
-			warn("%s was skipped: it is not a regular file (a link, a folder or a device)", name)
+			warn(name, "%s was skipped: it is not a regular file (a link, a folder or a device)", name)
 			continue
 		}
 		data, err := readFile(root, name)
 		if err != nil {
-			warn("%s was skipped: %v", name, err)
+			warn(name, "%s was skipped: %v", name, err)
 			continue
 		}
 		objs, err := split(name, data)
 		if err != nil {
-			warn("%s was skipped: %v", name, err)
+			warn(name, "%s was skipped: %v", name, err)
 			continue
 		}
 		for _, o := range objs {
@@ -182,7 +192,7 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 			}
 			o.CollectionID = col.ID
 			if err := caldav.Fill(o); err != nil {
-				warn("%s was skipped: %v", o.Href, err)
+				warn(o.Href, "%s was skipped: %v", o.Href, err)
 				continue
 			}
 			if err := st.PutObject(ctx, o); err != nil {
@@ -209,7 +219,7 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 		return res, err
 	}
 	res.Deleted = len(gone)
-	return res, nil
+	return res, warns.Done(ctx, col.URL)
 }
 
 // readFile reads one regular file of the folder, never through a link.
@@ -240,7 +250,7 @@ func etag(b []byte) string {
 // split makes the objects of one file: the file itself when it holds one UID,
 // else one calendar per UID with the file's time zones.
 func split(name string, data []byte) ([]*store.Object, error) {
-	cal, err := ical.NewDecoder(bytes.NewReader(data)).Decode()
+	cal, err := calendar.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("it is not an iCalendar file (%v)", err)
 	}

@@ -68,3 +68,67 @@ func TestSync(t *testing.T) {
 		t.Errorf("second sync: %+v, %v; want 1 changed and 2 deleted", res, err)
 	}
 }
+
+// TestSyncIsolation: a file go-ical cannot read (it panicked on this one) or that is not
+// iCalendar at all is skipped with a warning that names it and is kept until the file reads
+// cleanly; the other files sync, and what an earlier sync stored of a file that broke since
+// is kept.
+func TestSyncIsolation(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	broken := strings.Replace(one, "SUMMARY:Offsite", "SUMMARY;X-A=\"a\"b:Offsite", 1)
+	write("one.ics", one)
+	write("two.ics", two)
+	st, err := store.Open(filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	src := Open(config.Account{Name: "local", Kind: KindName, Path: dir})
+	var said []string
+	opt := source.Options{Warn: func(m string) { said = append(said, m) }}
+	if _, err := src.Sync(ctx, st, opt); err != nil || len(said) != 0 {
+		t.Fatalf("first sync: %v, warnings %q", err, said)
+	}
+	write("one.ics", broken)
+	write("three.ics", "BEGIN:VCALENDAR\r\nthis is not a calendar\x07\r\n")
+	write("four.ics", strings.ReplaceAll(one, "a@t", "d@t"))
+	res, err := src.Sync(ctx, st, opt)
+	if err != nil {
+		t.Fatalf("sync with broken files: %v", err)
+	}
+	if res.New != 1 || res.Deleted != 0 {
+		t.Errorf("sync with broken files: %+v; want four.ics new and nothing deleted", res)
+	}
+	cs, _ := st.Collections(ctx, []string{"local"}, "")
+	events, _ := st.Objects(ctx, []int64{cs[0].ID}, store.ObjectEvent, time.Time{}, time.Time{})
+	uids := map[string]string{}
+	for _, e := range events {
+		uids[e.UID] = e.Data
+	}
+	if uids["a@t"] != one || uids["d@t"] == "" || uids["b@t"] == "" {
+		t.Errorf("events after the files broke: %d; want one.ics's last good copy kept, four.ics and two.ics there", len(events))
+	}
+	ws, _ := st.AccountWarnings(ctx)
+	if len(said) != 2 || len(ws["local"]) != 2 || !strings.Contains(ws["local"][0], "one.ics was skipped") || !strings.Contains(ws["local"][1], "three.ics was skipped") {
+		t.Errorf("warnings said %q, kept %q; want one.ics and three.ics named", said, ws["local"])
+	}
+	for _, w := range ws["local"] {
+		if strings.ContainsRune(w, '\x07') {
+			t.Errorf("a warning holds a BEL: %q", w)
+		}
+	}
+	write("one.ics", one)
+	os.Remove(filepath.Join(dir, "three.ics"))
+	if _, err := src.Sync(ctx, st, opt); err != nil {
+		t.Fatal(err)
+	}
+	if ws, _ := st.AccountWarnings(ctx); len(ws["local"]) != 0 {
+		t.Errorf("after the files were fixed, warnings %q remain", ws["local"])
+	}
+}

@@ -2,10 +2,14 @@ package imap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -30,12 +34,13 @@ func Sync(ctx context.Context, st *store.Store, a Account, opt source.Options) (
 		st.SetAccountSynced(ctx, accountID, time.Now(), err.Error())
 		return nil, err
 	}
-	defer c.Close()
+	s := &syncer{st: st, c: c, a: a, opt: opt, accountID: accountID, res: &source.Result{}, warns: source.NewWarnings(ctx, st, accountID, opt)}
+	s.current.Store(c)
+	defer func() { s.current.Load().Close() }()
 	// ctx ending closes the connection, which ends every wait on the server
 	// (a FETCH streaming a large message, a server that stops answering).
-	stop := context.AfterFunc(ctx, func() { c.Close() })
+	stop := context.AfterFunc(ctx, func() { s.current.Load().Close() })
 	defer stop()
-	s := &syncer{st: st, c: c, a: a, opt: opt, accountID: accountID, res: &source.Result{}}
 	// SELECT … (CONDSTORE) turns CONDSTORE on for the session (RFC 7162), so no ENABLE is needed.
 	s.condstore = c.Caps().Has(imap.CapCondStore)
 	err = s.run(ctx)
@@ -48,7 +53,7 @@ func Sync(ctx context.Context, st *store.Store, a Account, opt source.Options) (
 	}
 	st.SetAccountSynced(ctx, accountID, time.Now(), msg)
 	if ctx.Err() == nil {
-		c.Logout().Wait()
+		s.c.Logout().Wait()
 	}
 	return s.res, err
 }
@@ -61,6 +66,56 @@ type syncer struct {
 	accountID int64
 	condstore bool
 	res       *source.Result
+	warns     *source.Warnings
+	// current is c, for the function that closes it when ctx ends (c changes when the server
+	// closed the connection and the sync logs in again).
+	current    atomic.Pointer[imapclient.Client]
+	reconnects int
+}
+
+// maxReconnects bounds how many times one sync logs in again after the server closed the
+// connection on a message it could not read.
+const maxReconnects = 5
+
+// reconnect logs in again after the server closed the connection, and selects folder f again.
+func (s *syncer) reconnect(ctx context.Context, f *store.Folder) error {
+	if s.reconnects >= maxReconnects {
+		return fmt.Errorf("the server closed the connection %d times while sending messages of %s; see its log", s.reconnects, f.Name)
+	}
+	s.reconnects++
+	c, err := Dial(ctx, s.a)
+	if err != nil {
+		return err
+	}
+	s.c = c
+	old := s.current.Swap(c)
+	old.Close()
+	if ctx.Err() != nil {
+		c.Close()
+		return ctx.Err()
+	}
+	sel, err := c.Select(f.Name, &imap.SelectOptions{ReadOnly: true, CondStore: s.condstore}).Wait()
+	if err != nil {
+		return err
+	}
+	if sel.UIDValidity != f.UIDValidity {
+		return fmt.Errorf("folder %s was renumbered on the server during the sync; the next sync continues", f.Name)
+	}
+	return nil
+}
+
+// dead says whether the connection is gone after a command failed with err (then nothing
+// more can be done on it): closed, cut, or not answering a NOOP.
+func (s *syncer) dead(err error) bool {
+	select {
+	case <-s.c.Closed():
+		return true
+	default:
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	return s.c.Noop().Wait() != nil
 }
 
 type remoteFolder struct {
@@ -86,6 +141,13 @@ func (s *syncer) run(ctx context.Context) error {
 		remote = append(remote, remoteFolder{name: l.Mailbox, delim: delim, role: role(l)})
 	}
 	sort.Slice(remote, func(i, j int) bool { return remote[i].name < remote[j].name })
+	var places []string
+	for _, r := range remote {
+		places = append(places, r.name)
+	}
+	if err := s.warns.Places(ctx, places); err != nil {
+		return err
+	}
 	stored, err := s.st.Folders(ctx, s.accountID)
 	if err != nil {
 		return err
@@ -139,6 +201,7 @@ func (s *syncer) run(ctx context.Context) error {
 		}
 		s.res.FoldersGone++
 	}
+	var failed []string
 	for _, r := range remote {
 		f := byName[r.name]
 		if f == nil {
@@ -153,11 +216,22 @@ func (s *syncer) run(ctx context.Context) error {
 			}
 		}
 		if err := s.folder(ctx, f); err != nil {
-			return fmt.Errorf("syncing folder %s of %s: %w", f.Name, s.a.Name, err)
+			if ctx.Err() != nil || s.dead(err) {
+				return fmt.Errorf("syncing folder %s of %s: %w", f.Name, s.a.Name, err)
+			}
+			// A folder the server refuses does not stop the others.
+			failed = append(failed, fmt.Sprintf("%s (%v)", f.Name, err))
+			continue
 		}
 		s.res.Folders++
 	}
-	return nil
+	switch len(failed) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("syncing folder %s of %s failed; the other folders synced", failed[0], s.a.Name)
+	}
+	return fmt.Errorf("syncing %d folders of %s failed: %s; the other folders synced", len(failed), s.a.Name, strings.Join(failed, ", "))
 }
 
 func role(l *imap.ListData) string {
@@ -266,7 +340,10 @@ func (s *syncer) folder(ctx context.Context, f *store.Folder) error {
 	if s.condstore && sel.HighestModSeq > 0 {
 		f.HighestModSeq = sel.HighestModSeq
 	}
-	return s.st.SaveFolder(ctx, f)
+	if err := s.st.SaveFolder(ctx, f); err != nil {
+		return err
+	}
+	return s.warns.Done(ctx, f.Name)
 }
 
 // uids lists the UIDs of set above floor.
@@ -362,10 +439,11 @@ func messageIDFromHeader(b []byte) string {
 func (s *syncer) fetchNew(ctx context.Context, f *store.Folder, uids []imap.UID) error {
 	total := len(uids)
 	type fetched struct {
-		msgs []store.NewMessage
-		last imap.UID
-		n    int
-		err  error
+		msgs  []store.NewMessage
+		skips []skipped
+		last  imap.UID
+		n     int
+		err   error
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -387,8 +465,20 @@ func (s *syncer) fetchNew(ctx context.Context, f *store.Folder, uids []imap.UID)
 				set.AddNum(u)
 			}
 			batch, err := s.fetchBatch(set)
+			var skips []skipped
+			if err != nil && ctx.Err() == nil {
+				// The server refused the batch, or closed the connection on it (Dovecot
+				// does on a message it cannot read): one message may be at fault. Each is
+				// fetched alone, and only those that still fail are skipped.
+				if s.dead(err) {
+					err = s.reconnect(ctx, f)
+				}
+				if err == nil {
+					batch, skips, err = s.fetchEach(ctx, f, chunk)
+				}
+			}
 			select {
-			case ch <- fetched{batch, chunk[len(chunk)-1], n, err}:
+			case ch <- fetched{batch, skips, chunk[len(chunk)-1], n, err}:
 			case <-ctx.Done():
 				return
 			}
@@ -409,6 +499,12 @@ func (s *syncer) fetchNew(ctx context.Context, f *store.Folder, uids []imap.UID)
 		}
 		// Progress is the highest UID below which everything is stored; a
 		// message the server no longer returns counts as done.
+		// A message skipped is not stored: the next sync finds the folder one short and
+		// asks for it again (the comparison of every UID in folder).
+		for _, sk := range b.skips {
+			s.warns.Add(ctx, f.Name, strconv.FormatUint(uint64(sk.uid), 10), fmt.Sprintf("Account %s, folder %s: the message with UID %d was skipped (%s); the rest synced, and the next sync tries it again",
+				s.a.Name, f.Name, sk.uid, strings.TrimSuffix(sk.why, ".")))
+		}
 		if err := s.st.AddMessages(ctx, f, b.msgs, uint32(b.last)); err != nil {
 			return err
 		}
@@ -422,6 +518,41 @@ func (s *syncer) fetchNew(ctx context.Context, f *store.Folder, uids []imap.UID)
 		}
 	}
 	return ctx.Err()
+}
+
+// skipped is a message that could not be fetched, and why.
+type skipped struct {
+	uid imap.UID
+	why string
+}
+
+// fetchEach fetches the messages uids of f one at a time, skipping those the server will not
+// give, and logging in again when it closed the connection on one. Only ctx ending, a new
+// login failing, or too many of them, is an error.
+func (s *syncer) fetchEach(ctx context.Context, f *store.Folder, uids []imap.UID) ([]store.NewMessage, []skipped, error) {
+	var out []store.NewMessage
+	var skips []skipped
+	for _, u := range uids {
+		var set imap.UIDSet
+		set.AddNum(u)
+		one, err := s.fetchBatch(set)
+		if err == nil {
+			out = append(out, one...)
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		why := err.Error()
+		if s.dead(err) {
+			why = "the server closed the connection when asked for it (" + why + ")"
+			if err := s.reconnect(ctx, f); err != nil {
+				return nil, nil, err
+			}
+		}
+		skips = append(skips, skipped{u, why})
+	}
+	return out, skips, nil
 }
 
 var bodySection = &imap.FetchItemBodySection{Peek: true}

@@ -67,13 +67,23 @@ func Sync(ctx context.Context, st *store.Store, a config.Account, opt source.Opt
 	if fi, err := root.Lstat("cur"); err != nil || !(fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
 		return nil, fmt.Errorf("account %s: %s is not a Maildir (no cur folder); check the path given to --maildir", a.Name, a.Path)
 	}
-	m := &maildir{root: root, path: a.Path, account: a, warn: opt.Warn}
 	accountID, err := st.EnsureAccount(ctx, a.Name, KindName)
 	if err != nil {
 		return nil, err
 	}
+	m := &maildir{root: root, path: a.Path, account: a, warn: opt.Warn, ctx: ctx, warns: source.NewWarnings(ctx, st, accountID, opt)}
 	folders, err := m.folders()
 	if err != nil {
+		return nil, err
+	}
+	if err := m.warns.Done(ctx, ""); err != nil { // the Maildir's own entries were all looked at
+		return nil, err
+	}
+	places := []string{""}
+	for name := range folders {
+		places = append(places, name)
+	}
+	if err := m.warns.Places(ctx, places); err != nil {
 		return nil, err
 	}
 	res := &source.Result{}
@@ -107,9 +117,13 @@ func Sync(ctx context.Context, st *store.Store, a config.Account, opt source.Opt
 				return nil, err
 			}
 		}
+		m.place = name
 		if err := m.folder(ctx, st, f, folders[name], opt, res); err != nil {
 			err = fmt.Errorf("importing folder %s of %s: %w", name, a.Name, err)
 			st.SetAccountSynced(ctx, accountID, time.Now(), err.Error())
+			return res, err
+		}
+		if err := m.warns.Done(ctx, name); err != nil {
 			return res, err
 		}
 		res.Folders++
@@ -123,13 +137,20 @@ type maildir struct {
 	path    string // as configured, for describing links only
 	account config.Account
 	warn    func(string)
+	ctx     context.Context
+	warns   *source.Warnings
+	place   string // the folder being imported ("" while the Maildir's own entries are read)
 }
 
-// skip says that rel (a path relative to the Maildir) was not imported, and why.
+// skip says that rel (a path relative to the Maildir) was not imported, and why, and keeps
+// the warning until it is imported or gone (a file by its name without its flags, which
+// change).
 func (m *maildir) skip(rel, why string) {
-	if m.warn != nil {
-		m.warn(fmt.Sprintf("account %s: skipped %q of the Maildir: %s.", m.account.Name, rel, why))
+	if m.warns == nil {
+		return // not a sync (Raw reading one file)
 	}
+	item, _, _ := strings.Cut(rel, ":2,")
+	m.warns.Add(m.ctx, m.place, item, fmt.Sprintf("account %s: skipped %q of the Maildir: %s.", m.account.Name, rel, why))
 }
 
 // folders maps folder names to their paths relative to the Maildir: INBOX is

@@ -312,3 +312,49 @@ func TestMaildirInterruptedResumes(t *testing.T) {
 		t.Fatalf("%d distinct messages after the second import, want %d each once", got, n)
 	}
 }
+
+// TestMaildirIsolation: among good messages, one with raw NUL and BEL bytes and broken MIME
+// is imported (its problems noted), a file that cannot be read is skipped with a warning kept
+// in the store until it is gone, and the rest is imported.
+func TestMaildirIsolation(t *testing.T) {
+	md := filepath.Join(t.TempDir(), "Maildir")
+	write(t, filepath.Join(md, "cur/1.good:2,S"), message("first good", "hello"))
+	write(t, filepath.Join(md, "new/2.good"), message("second good", "hello again"))
+	hostile := "From: Stranger <s@evil.example>\r\nSubject: nul\x00 bel\x07 here\r\nMessage-ID: <hostile@evil.example>\r\n" +
+		"Content-Type: multipart/mixed; boundary=\"never\"\r\n\r\n--never\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n%%%not base64\x00\x07\r\n"
+	write(t, filepath.Join(md, "cur/3.hostile:2,"), []byte(hostile))
+	os.MkdirAll(filepath.Join(md, "tmp"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(md, "cur/4.fifo:2,S"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, db := openStore(t)
+	ctx := context.Background()
+	a := config.Account{Name: "home", Kind: "maildir", Path: md}
+	var w warnings
+	res, err := Sync(ctx, st, a, source.Options{Warn: w.add})
+	if err != nil || res.New != 3 {
+		t.Fatalf("sync: %+v, %v; want the 3 message files imported", res, err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM messages WHERE subject LIKE '%good%' OR message_id = 'hostile@evil.example'`); n != 3 {
+		t.Errorf("%d of the good and hostile messages stored; want 3", n)
+	}
+	kept, _ := st.AccountWarnings(ctx)
+	if len(w) != 1 || len(kept["home"]) != 1 || !strings.Contains(kept["home"][0], `"cur/4.fifo:2,S"`) || !strings.Contains(kept["home"][0], "named pipe") {
+		t.Errorf("warnings said %q, kept %q; want one naming the FIFO", w, kept["home"])
+	}
+	// Still there: still warned about, even though nothing else changed.
+	w = nil
+	if _, err := Sync(ctx, st, a, source.Options{Warn: w.add}); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := st.AccountWarnings(ctx); len(kept["home"]) != 1 {
+		t.Errorf("second sync kept %q; want the FIFO's warning", kept["home"])
+	}
+	os.Remove(filepath.Join(md, "cur/4.fifo:2,S"))
+	if _, err := Sync(ctx, st, a, source.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := st.AccountWarnings(ctx); len(kept["home"]) != 0 {
+		t.Errorf("after the FIFO went, warnings %q remain", kept["home"])
+	}
+}
