@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"strings"
 	"time"
 )
@@ -95,4 +97,17 @@ func (s *Store) AccountWarnings(ctx context.Context) (map[string][]string, error
 		out[name] = append(out[name], text)
 	}
 	return out, s.explain(rows.Err())
+}
+
+// AccountSyncWarnings returns the warnings of the account named name, oldest place first.
+func (s *Store) AccountSyncWarnings(ctx context.Context, name string) ([]SyncWarning, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM accounts WHERE name = ?`, name).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	return s.SyncWarnings(ctx, id)
 }

@@ -101,6 +101,13 @@ func projectCalendars(t *testing.T) (*mailbox, map[string]int64, func(string)) {
 	card(book, "pat", "pat", "Pat Lee", "pat@lee.example")
 	card(book, "dana", "d", "Dana Zanzibar", "dana@acme.example")
 	card(coll("AcmeBook", store.KindAddressBook), "zed", "z", "Zed Zanzibar", "zed@elsewhere.example")
+	// A warning of a sync about an object of each of two calendars (Acme is the project's).
+	for name, href := range map[string]string{"Acme": "zanzibar-bad.ics", "Work": "bad.ics"} {
+		c := colls[name]
+		if err := st.AddSyncWarning(ctx, acct, c.URL, c.URL+href, "the calendar "+name+": "+href+" was skipped (a test)."); err != nil {
+			t.Fatal(err)
+		}
+	}
 	st.Close()
 
 	svc := &tools.Service{Version: "test", Config: config.NewWatcher(cfg), StorePath: storePath}
@@ -378,5 +385,31 @@ ties = ["contact:o"]
 	_, text, _ = m.call(writeScopes, generated.ToolTaskCreate, map[string]any{"summary": "x", "list": "Chores"})
 	if !strings.Contains(text, "read-only folder of .ics files") {
 		t.Fatalf("task_create into the open project's list: %s", text)
+	}
+}
+
+// TestStatusWarningsKept: status names what a sync skipped, but not in what a closed project
+// keeps; the person at the terminal sees every warning.
+func TestStatusWarningsKept(t *testing.T) {
+	m, _, projects := projectCalendars(t)
+	projects(acmeProject(false))
+	warnings := func() string {
+		sc, text, isErr := m.call("read", generated.ToolStatus, nil)
+		if isErr {
+			t.Fatalf("status: %s", text)
+		}
+		return fmt.Sprint(sc["accounts"])
+	}
+	if got := warnings(); strings.Contains(strings.ToLower(got), projectWord) || !strings.Contains(got, "Work: bad.ics") {
+		t.Fatalf("an agent's status with acme closed: %s", got)
+	}
+	m.era = ""
+	if got := warnings(); !strings.Contains(strings.ToLower(got), projectWord) || !strings.Contains(got, "Work: bad.ics") {
+		t.Fatalf("the terminal's status: %s", got)
+	}
+	m.era = "legacy"
+	projects(acmeProject(true))
+	if got := warnings(); !strings.Contains(strings.ToLower(got), projectWord) {
+		t.Fatalf("an agent's status with acme open: %s", got)
 	}
 }

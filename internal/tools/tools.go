@@ -95,10 +95,39 @@ func (s *Service) syncStats(ctx context.Context) map[string]store.AccountStat {
 				return nil
 			}
 			x.Messages -= n
+			if x.Warnings, err = visibleWarnings(ctx, acc, st, name); err != nil {
+				return nil
+			}
 			stats[name] = x
 		}
 	}
 	return stats
+}
+
+// visibleWarnings are the sync warnings of an account but those about a calendar, task list,
+// address book or folder a closed project keeps: a warning names its object, and what a
+// project keeps is not named to agents (the person's postern status names them all).
+func visibleWarnings(ctx context.Context, acc *access, st *store.Store, account string) ([]string, error) {
+	ws, err := st.AccountSyncWarnings(ctx, account)
+	if err != nil || len(ws) == 0 {
+		return nil, err
+	}
+	cs, err := st.Collections(ctx, []string{account}, "")
+	if err != nil {
+		return nil, err
+	}
+	kept := map[string]bool{}
+	for _, c := range cs {
+		kept[c.URL] = acc.keepsCollection(collKind(c), c)
+	}
+	var out []string
+	for _, w := range ws {
+		if k, isColl := kept[w.Place]; k || !isColl && acc.keepsFolder(account, w.Place) {
+			continue
+		}
+		out = append(out, w.Text)
+	}
+	return out, nil
 }
 
 var _ generated.Handlers = (*Service)(nil)
