@@ -34,11 +34,11 @@ var Searched = []SearchedColumn{
 	{"meta_fts", "from_addr", "MaskMessage: mask.LineOf (names), mask.Line (addresses)"},
 	{"meta_fts", "to_addr", "MaskMessage: mask.LineOf (names), mask.Line (addresses)"},
 	{"meta_fts", "cc_addr", "MaskMessage: mask.LineOf (names), mask.Line (addresses)"},
-	{"meta_fts", "attachments", "MaskMessage: mask.LineOf, the names mail_attachments shows"},
-	{"body_fts", "text", "MaskMessage: mask.BodyOf, the text mail_show shows"},
-	{"notes_fts", "title", "notes.Build: mask.LineOf, the title notes_find shows"},
-	{"notes_fts", "text", "notes.Build: mask.BodyOf, the text note_read shows"},
-	{"dav_objects", "search", "contactSearch: answer.Line of what contacts_search and contact_get show"},
+	{"meta_fts", "attachments", "MaskMessage: mask.LineOf, the attachment names the tools show"},
+	{"body_fts", "text", "MaskMessage: mask.BodyOf, the message text the tools show"},
+	{"notes_fts", "title", "notes.Build: mask.OwnLine, the note title the tools show"},
+	{"notes_fts", "text", "notes.Build: mask.OwnBody, the note text the tools show"},
+	{"dav_objects", "search", "contactSearch: answer.Line of what the contact tools show"},
 }
 
 // NamesCompared are the stored names an agent's name is compared with, in Go, to choose a
@@ -53,7 +53,7 @@ var NamesCompared = []SearchedColumn{
 // pattern of its own, never against words an agent wrote.
 var NotSearched = []SearchedColumn{
 	{"bodies", "headers", "fillLists: LIKE a fixed header name"},
-	{"messages", "from_email", "the sender's domain, cut at its @ (projects, mail_senders)"},
+	{"messages", "from_email", "the sender's domain, cut at its @ (projects, the senders tool)"},
 }
 
 // NameForms are the forms of a stored name (a folder's, a calendar's) an agent's name is

@@ -198,9 +198,9 @@ func MaskedCases() []Masked {
 		{Name: "variation selectors supplement", Body: code + "48\U000E010029\U000E01EF13", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
 		{Name: "format characters", Body: code + "48\u206029\u200e13\u2063", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
 		{Name: "dingbat circled digits", Body: code + "\u2779\u277d\u2777\u277e\u2776\u2778", Secrets: []string{"482913"}, Marker: mask.HiddenCode},
-		{Name: "fullwidth with marks", Body: code + "４\u0332８\u0332２９１３", Secrets: []string{"482913", "４"}, Marker: mask.HiddenCode},
-		{Name: "Arabic-Indic with private use", Body: "رمز التحقق: ٤٨\ue000٢٩١٣", Secrets: []string{"482913", "٤٨"}, Marker: mask.HiddenCode},
-		{Name: "marks in a password", Body: "Your password: h\u0332u\u0332n\u0332t\u0332e\u0332r\u03322\u0332!", Secrets: []string{"hunter2", "h\u0332u"}, Marker: mask.WithheldPrefix},
+		{Name: "fullwidth with marks", Body: code + "４\u0332８\u0332２９１３", Secrets: []string{"482913", "４\u0332８\u0332２９"}, Marker: mask.HiddenCode},
+		{Name: "Arabic-Indic with private use", Body: "رمز التحقق: ٤٨\ue000٢٩١٣", Secrets: []string{"482913", "٤٨\ue000٢٩"}, Marker: mask.HiddenCode},
+		{Name: "marks in a password", Body: "Your password: h\u0332u\u0332n\u0332t\u0332e\u0332r\u03322\u0332!", Secrets: []string{"hunter2", "h\u0332u\u0332n\u0332t"}, Marker: mask.WithheldPrefix},
 		{Name: "private use in a card", Body: "Card 4111\ue0001111\ue0001111\ue0001111", Secrets: []string{"411111111111"}, Keep: "1111", Marker: mask.CardPrefix},
 		{Name: "keycaps in an IBAN", Body: "IBAN FR76 3000 6000 0112 3456 7890 1\u20e38\u20e39\u20e3", Secrets: []string{"FR76300060000112345678901"}, Keep: "0189", Marker: mask.IBANPrefix},
 		// Codes the text points to in the subject or above it.
