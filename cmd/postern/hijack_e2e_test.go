@@ -1026,28 +1026,13 @@ func hjFold(s string) string {
 	for _, r := range s {
 		switch {
 		case unicode.Is(unicode.Nd, r):
-			b.WriteByte(byte('0' + hjDigit(r)))
+			b.WriteByte(byte('0' + digitValue(r)))
 		case unicode.In(r, unicode.Cf, unicode.Co, unicode.Mn, unicode.Me) || r == 0x2800:
 		default:
 			b.WriteRune(unicode.ToLower(r))
 		}
 	}
 	return b.String()
-}
-
-// hjDigit is the value of a decimal digit: every Nd range is made of runs of ten from its zero.
-func hjDigit(r rune) int {
-	for _, rg := range unicode.Nd.R16 {
-		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
-			return int(r-rune(rg.Lo)) % 10
-		}
-	}
-	for _, rg := range unicode.Nd.R32 {
-		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
-			return int(r-rune(rg.Lo)) % 10
-		}
-	}
-	return 0
 }
 
 var (
@@ -1069,6 +1054,9 @@ func hjAlnum(s string) string {
 // hjLeaks says which planted secrets a line shows: whole (with any separators, or none, between
 // its characters), a run of three or more of its hidden digits standing on its own, or a word
 // of a password. Every string of a JSON line is read decoded too.
+// hjNumberField: the text form's "name: " before a bare number; a string value is always quoted.
+var hjNumberField = regexp.MustCompile(`(^|[\n;{] ?|- )[a-z_]+: $`)
+
 func hjLeaks(line string) []string {
 	if strings.TrimSpace(line) == "" {
 		return nil
@@ -1121,6 +1109,9 @@ func hjLeaks(line string) []string {
 			for _, loc := range hjRunRE.FindAllStringIndex(noTokens, -1) {
 				if loc[0] > 0 && hjWordChar(noTokens[loc[0]-1]) || loc[1] < len(noTokens) && hjWordChar(noTokens[loc[1]]) {
 					continue // part of an id or a word, not a number shown
+				}
+				if hjNumberField.MatchString(noTokens[:loc[0]]) {
+					continue // a number field of the text form (size: 661): postern's count, not text; strings are quoted
 				}
 				if run := noTokens[loc[0]:loc[1]]; strings.Contains(hidden, run) {
 					out = append(out, fmt.Sprintf("the digits %s of the %s", run, s.what))

@@ -97,7 +97,10 @@ func checkSyncIsolation(t *testing.T, srv *davtest.Server) {
 		}
 		if ws, ok := acct["warnings"].([]any); ok {
 			for _, w := range ws {
-				warnings = append(warnings, w.(string))
+				// Xandikos has one principal for every test: only this test's calendars count.
+				if srv.Name != "xandikos" || strings.Contains(w.(string), first) || strings.Contains(w.(string), second) {
+					warnings = append(warnings, w.(string))
+				}
 			}
 		}
 	}

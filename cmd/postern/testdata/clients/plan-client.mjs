@@ -58,9 +58,9 @@ try {
       out.calls.push({ name: step.name, arguments: a, error: String(e?.message ?? e) });
     }
   }
-  console.log(JSON.stringify(out));
   await client.close();
-  process.exit(0);
+  // On a pipe, process.exit does not wait for stdout: an answer past the pipe's buffer was cut.
+  process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
 } catch (e) {
   console.error(JSON.stringify({ error: String(e?.message ?? e), code: e?.code }));
   await client.close().catch(() => {});
