@@ -52,7 +52,7 @@ func TestHTTPConcurrentStateless(t *testing.T) {
 				wg.Wait()
 				close(errs)
 				for e := range errs {
-					t.Fatalf("round %d: %s", round, e)
+					t.Fatalf("round %d: %s\nthe server said:\n%s", round, e, s.stderr.String())
 				}
 			}
 		})

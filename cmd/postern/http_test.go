@@ -390,6 +390,7 @@ func authProxy(t *testing.T, s *httpServer) string {
 			r.Out.Header.Set("Authorization", "Bearer "+s.token)
 		},
 		FlushInterval: -1,
+		Transport:     &http.Transport{MaxIdleConnsPerHost: 64},
 	}
 	srv := httptest.NewServer(p) // 127.0.0.1
 	t.Cleanup(srv.Close)
