@@ -159,17 +159,17 @@ var keyWords = []string{"token", "key", "secret", "bearer", "apikey", "passphras
 // longTokenAt returns the end of a long token at the word start i that a key word stands
 // before on its line (at most 48 bytes before), or -1: 20 characters or more of the token
 // alphabet with a letter and a digit, or 32 hex digits.
-func longTokenAt(s string, i int) int {
+//
+// The 48 bytes are read as the text will stand once masked (sc.windowBefore): a token masked
+// before it on the line counts as its marker, so masking the masked text again finds the same
+// key words at the same distances, and changes nothing.
+func (sc *scanner) longTokenAt(i int) int {
+	s := sc.s
 	e := tokenRun(s, i)
 	if e-i < 20 || !endsWord(s, e) || !longToken(s[i:e]) && !mixedToken(s[i:e]) {
 		return -1
 	}
-	from := max(0, i-48)
-	before := s[from:i]
-	if k := strings.LastIndexByte(before, '\n'); k >= 0 {
-		before = before[k+1:]
-	}
-	low := strings.ToLower(before)
+	low := strings.ToLower(sc.windowBefore(i, 48))
 	for _, w := range keyWords {
 		if k := strings.LastIndex(low, w); k >= 0 && !isWordAt(low, k+len(w)) {
 			return e
@@ -195,4 +195,41 @@ func isWordAt(s string, k int) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(s[k:])
 	return isWordRune(r)
+}
+
+// windowBefore returns the last n bytes of the line before the view's byte i as the text reads
+// once masked: each span hidden so far stands as its marker.
+func (sc *scanner) windowBefore(i, n int) string {
+	var chunks []string
+	got, j, k := 0, i, len(sc.spans)-1
+	for got < n && j > 0 {
+		for k >= 0 && sc.spans[k].from >= j {
+			k--
+		}
+		if k >= 0 && sc.spans[k].to >= j { // j ends (or is inside) a hidden span
+			chunks = append(chunks, sc.spans[k].marker)
+			got += len(sc.spans[k].marker)
+			j = sc.spans[k].from
+			k--
+			continue
+		}
+		lo := max(0, j-(n-got))
+		if k >= 0 {
+			lo = max(lo, sc.spans[k].to)
+		}
+		seg := sc.s[lo:j]
+		if nl := strings.LastIndexByte(seg, '\n'); nl >= 0 {
+			chunks = append(chunks, seg[nl+1:])
+			break
+		}
+		chunks = append(chunks, seg)
+		got += len(seg)
+		j = lo
+	}
+	var b strings.Builder
+	for c := len(chunks) - 1; c >= 0; c-- {
+		b.WriteString(chunks[c])
+	}
+	w := b.String()
+	return w[max(0, len(w)-n):]
 }

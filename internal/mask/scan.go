@@ -22,6 +22,13 @@ type scanner struct {
 	noCompoundUntil int
 	noTokenUntil    int
 	rules           ruleState // what the rules of context.go remember: secrets, sign-in words
+	spans           []hidden  // what hide replaced, in the view's bytes, in order
+}
+
+// hidden is a span of the view that hide replaced with marker.
+type hidden struct {
+	from, to int
+	marker   string
 }
 
 // scan masks s reading its folded view.
@@ -95,6 +102,7 @@ func (sc *scanner) hide(from, to int, marker string) int {
 	}
 	sc.out.WriteString(sc.v.s[sc.last:a])
 	sc.out.WriteString(marker)
+	sc.spans = append(sc.spans, hidden{from, to, marker})
 	sc.last = max(b, sc.last)
 	sc.n++
 	return to
@@ -119,7 +127,7 @@ func (sc *scanner) word(i int) int {
 		}
 		run := tokenRun(s, i)
 		if run-i >= 20 {
-			if e := longTokenAt(s, i); e > 0 {
+			if e := sc.longTokenAt(i); e > 0 {
 				return sc.mask(i, e, HiddenKey)
 			}
 		}
