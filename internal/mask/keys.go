@@ -24,7 +24,9 @@ func pemAt(s string, i int) (start, end int) {
 		return 0, -1
 	}
 	label := s[i+len("BEGIN ") : i+le]
-	if !strings.Contains(label, "PRIVATE") && !strings.Contains(label, "SECRET") {
+	// A label holding a marker is text masked before ("[key hidden]" where a long token stood,
+	// which may have kept the label's dashes out of reach): it is read as it was, no block.
+	if !strings.Contains(label, "PRIVATE") && !strings.Contains(label, "SECRET") || strings.ContainsAny(label, "[]") {
 		return 0, -1
 	}
 	j := i + le + 5
