@@ -123,6 +123,27 @@ func codesOf(texts ...string) codeSet {
 // password, and masked otherwise. So pass Apply the same body that was given to Inspect: a body
 // changed in between is only recognised as one by its line breaks.
 func Apply(s string, v Verdict) (string, int) {
+	return fixed(s, func(s string) (string, int) { return applyOnce(s, v) })
+}
+
+// fixed runs one pass of a mask until it masks nothing more, so that every mask is idempotent
+// by construction: a marker put in place may bring a label or a code's context next to the
+// next value, which a second pass then reads. A text with nothing to mask costs one pass. Each
+// pass only replaces text by markers, which no pass masks again, so it ends; eight passes
+// bound it all the same.
+func fixed(s string, pass func(string) (string, int)) (string, int) {
+	total := 0
+	for range 8 {
+		m, n := pass(s)
+		if n == 0 || m == s {
+			break
+		}
+		s, total = m, total+n
+	}
+	return s, total
+}
+
+func applyOnce(s string, v Verdict) (string, int) {
 	if v.Withheld && s != "" && withholds(s, v) {
 		out := WithheldPrefix + reasonOf(v) + "]"
 		if s == out {
@@ -140,10 +161,12 @@ func Apply(s string, v Verdict) (string, int) {
 
 // Text masks a string that belongs to no message: Apply with the verdict of s alone.
 func Text(s string) (string, int) {
-	if plain(s) {
-		return s, 0
-	}
-	return Apply(s, Inspect("", s))
+	return fixed(s, func(s string) (string, int) {
+		if plain(s) {
+			return s, 0
+		}
+		return applyOnce(s, Inspect("", s))
+	})
 }
 
 // plainStems are the word starts that every password label and withheld phrase

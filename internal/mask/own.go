@@ -30,16 +30,11 @@ import (
 // Own masks s, a text the person wrote, and returns the masked text and the number of things
 // masked. It never withholds the whole text. Own(Own(s)) == Own(s).
 func Own(s string) (string, int) {
-	total := 0
-	for range 4 { // masking a value may bring a label next to the next value: run to a fixed point
-		m, n := ownPass(s)
-		if n == 0 {
-			break
-		}
-		s, total = m, total+n
-	}
-	m, n := scanWith(s, messageCode("", normalize(foldString(s))), secretSet{})
-	return m, total + n
+	return fixed(s, func(s string) (string, int) {
+		m, n := fixed(s, ownPass)
+		m, k := scanWith(m, messageCode("", normalize(foldString(m))), secretSet{})
+		return m, n + k
+	})
 }
 
 // OwnBody is Own for a text of several lines: cleaned as clean.Text cleans it, then masked, so
