@@ -303,7 +303,7 @@ func TestCalendarWrites(t *testing.T) {
 	// An update of the title keeps every other line of the server's copy byte for byte.
 	before, _ := h.u.Get(t, h.review)
 	reviewID := eventIDOf(t, agendaRows(t, cs, h.calName, "2026-11-12", "2026-11-12"), "Review", "2026-11-12 16:00")
-	write(t, cs, "calendar_update", map[string]any{"event": reviewID, "summary": "Review (room 4)"})
+	write(t, cs, "calendar_update", map[string]any{"id": reviewID, "summary": "Review (room 4)"})
 	after, _ := h.u.Get(t, h.review)
 	i := 0
 	afterLines := physicalLines(after)
@@ -324,7 +324,7 @@ func TestCalendarWrites(t *testing.T) {
 
 	// Someone else changes the event after postern read it: refused, saying what, and nothing
 	// is written.
-	upd := map[string]any{"event": reviewID, "location": "Room 5"}
+	upd := map[string]any{"id": reviewID, "location": "Room 5"}
 	h.u.Put(t, h.review, strings.Replace(after, "DESCRIPTION:Bring the slides.", "DESCRIPTION:Bring the printed slides.", 1))
 	_, text, isErr := call(t, cs, "calendar_update", upd)
 	if !isErr || !strings.Contains(text, "changed on the server since it was read") || !strings.Contains(text, "description") {
@@ -350,8 +350,8 @@ func TestCalendarWrites(t *testing.T) {
 	rows := agendaRows(t, cs, h.calName, "2026-10-19", "2026-10-25")
 	thursday := eventIDOf(t, rows, "Team sync", "2026-10-22 10:00")
 	monday := eventIDOf(t, rows, "Team sync", "2026-10-19 10:00")
-	write(t, cs, "calendar_update", map[string]any{"event": thursday, "location": "Room C"})
-	_, res = write(t, cs, "calendar_cancel", map[string]any{"event": monday})
+	write(t, cs, "calendar_update", map[string]any{"id": thursday, "location": "Room C"})
+	_, res = write(t, cs, "calendar_cancel", map[string]any{"id": monday})
 	if res["outcome"] != "cancelled" {
 		t.Fatalf("cancel: %v", res)
 	}
@@ -371,7 +371,7 @@ func TestCalendarWrites(t *testing.T) {
 	}
 
 	// A whole event without attendees is deleted, with If-Match.
-	_, res = write(t, cs, "calendar_cancel", map[string]any{"event": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-27", "2026-10-27"), "Lunch", "2026-10-27")})
+	_, res = write(t, cs, "calendar_cancel", map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-27", "2026-10-27"), "Lunch", "2026-10-27")})
 	if st, _, _ := h.u.Do(t, "GET", h.cal+"lunch.ics", nil, ""); res["outcome"] != "deleted" || st != 404 {
 		t.Fatalf("delete: %v, GET %d", res, st)
 	}
@@ -398,15 +398,20 @@ func TestTasksAndContacts(t *testing.T) {
 	if data, _ := raw(); !strings.Contains(data, "DUE;VALUE=DATE:20261105") || !strings.Contains(data, "PRIORITY:2") {
 		t.Fatalf("the server holds:\n%s", data)
 	}
-	_, res = write(t, cs, "task_complete", map[string]any{"task": id})
-	if data, _ := raw(); res["task"].(map[string]any)["status"] != "completed" || !strings.Contains(data, "STATUS:COMPLETED") || !strings.Contains(data, "\nCOMPLETED:") {
-		t.Fatalf("task_complete: %v\n%s", res, data)
+	_, res = write(t, cs, "task_update", map[string]any{"id": id, "status": "completed"})
+	if data, _ := raw(); res["outcome"] != "completed" || res["task"].(map[string]any)["status"] != "completed" || !strings.Contains(data, "STATUS:COMPLETED") || !strings.Contains(data, "\nCOMPLETED:") {
+		t.Fatalf("task_update to completed: %v\n%s", res, data)
 	}
-	_, res = write(t, cs, "task_reopen", map[string]any{"task": id})
-	if data, _ := raw(); res["task"].(map[string]any)["status"] != "needs-action" || !strings.Contains(data, "STATUS:NEEDS-ACTION") || strings.Contains(data, "\nCOMPLETED:") {
-		t.Fatalf("task_reopen: %v\n%s", res, data)
+	_, res = write(t, cs, "task_update", map[string]any{"id": id, "status": "needs-action"})
+	if data, _ := raw(); res["outcome"] != "reopened" || res["task"].(map[string]any)["status"] != "needs-action" || !strings.Contains(data, "STATUS:NEEDS-ACTION") || strings.Contains(data, "\nCOMPLETED:") {
+		t.Fatalf("task_update to needs-action: %v\n%s", res, data)
 	}
-	_, res = write(t, cs, "task_delete", map[string]any{"task": id})
+	// Completed and changed in one call: both are written.
+	_, res = write(t, cs, "task_update", map[string]any{"id": id, "status": "completed", "priority": 1})
+	if data, _ := raw(); res["outcome"] != "completed" || res["action"] != "change the task and mark it completed" || !strings.Contains(data, "STATUS:COMPLETED") || !strings.Contains(data, "PRIORITY:1") {
+		t.Fatalf("task_update to completed with a priority: %v\n%s", res, data)
+	}
+	_, res = write(t, cs, "task_delete", map[string]any{"id": id})
 	if _, st := raw(); res["outcome"] != "deleted" || st != 404 {
 		t.Fatalf("task_delete: %v, still on the server", res)
 	}
@@ -450,11 +455,10 @@ func TestCalendarAnswersValidate(t *testing.T) {
 	rows := agendaRows(t, cs, h.calName, "2026-10-26", "2026-11-02")
 	tasks, _, _ := call(t, cs, "task_list", map[string]any{})
 	contacts, _, _ := call(t, cs, "contacts_search", map[string]any{"query": "priya"})
-	known := map[string]any{
+	ids := map[string]any{
 		"event":   eventIDOf(t, rows, "Team sync", "2026-10-30"),
 		"task":    tasks["tasks"].([]any)[0].(map[string]any)["id"],
 		"contact": contacts["contacts"].([]any)[0].(map[string]any)["id"],
-		"query":   "priya",
 	}
 	n := 0
 	for _, spec := range generated.Tools {
@@ -463,6 +467,10 @@ func TestCalendarAnswersValidate(t *testing.T) {
 		}
 		n++
 		sch := schemas[spec.Name]
+		known := map[string]any{"query": "priya"}
+		if kind := davLookups[spec.Name]; kind != "" {
+			known["id"] = ids[kind]
+		}
 		args := sampleArgs(t, sch[0], known)
 		if spec.Name == generated.ToolAgenda || spec.Name == generated.ToolCalendarFreebusy {
 			args["from"], args["to"] = "2026-10-26", "2026-11-02"
@@ -488,24 +496,25 @@ func TestCalendarWritesValidate(t *testing.T) {
 	cs := h.connect(t, allScopes())
 	schemas := outputSchemas(t, cs)
 	var taskID string
-	order := []string{"calendar_create", "calendar_update", "calendar_cancel", "task_create", "task_update", "task_complete", "task_reopen", "task_delete"}
+	// task_update runs three times: a change of fields, completing and reopening.
+	order := []string{"calendar_create", "calendar_update", "calendar_cancel", "task_create", "task_update", "task_update:completed", "task_update:needs-action", "task_delete"}
 	args := map[string]func() map[string]any{
 		"calendar_create": func() map[string]any {
 			return map[string]any{"summary": "Valid", "start": "2026-12-01", "all_day": true, "calendar": h.calName, "recurrence": "FREQ=YEARLY"}
 		},
 		"calendar_update": func() map[string]any {
-			return map[string]any{"event": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-11-12", "2026-11-12"), "Review", "2026-11-12"), "start": "2026-11-12 17:00", "time_zone": "America/New_York"}
+			return map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-11-12", "2026-11-12"), "Review", "2026-11-12"), "start": "2026-11-12 17:00", "time_zone": "America/New_York"}
 		},
 		"calendar_cancel": func() map[string]any {
-			return map[string]any{"event": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-26", "2026-10-26"), "NY call", "2026-10-26")}
+			return map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-26", "2026-10-26"), "NY call", "2026-10-26")}
 		},
 		"task_create": func() map[string]any {
 			return map[string]any{"summary": "Valid task", "due": "2026-11-20 17:00", "list": h.tasksName}
 		},
-		"task_update":   func() map[string]any { return map[string]any{"task": taskID, "priority": 1, "status": "in-process"} },
-		"task_complete": func() map[string]any { return map[string]any{"task": taskID} },
-		"task_reopen":   func() map[string]any { return map[string]any{"task": taskID} },
-		"task_delete":   func() map[string]any { return map[string]any{"task": taskID} },
+		"task_update":              func() map[string]any { return map[string]any{"id": taskID, "priority": 1, "status": "in-process"} },
+		"task_update:completed":    func() map[string]any { return map[string]any{"id": taskID, "status": "completed"} },
+		"task_update:needs-action": func() map[string]any { return map[string]any{"id": taskID, "status": "needs-action"} },
+		"task_delete":              func() map[string]any { return map[string]any{"id": taskID} },
 	}
 	n := 0
 	for _, spec := range generated.Tools {
@@ -516,11 +525,12 @@ func TestCalendarWritesValidate(t *testing.T) {
 			}
 		}
 	}
-	if n != len(order) {
-		t.Fatalf("%d calendar and task writes in the registry, %d in this test", n, len(order))
+	if n != len(args)-2 {
+		t.Fatalf("%d calendar and task writes in the registry, %d in this test", n, len(args)-2)
 	}
-	for _, name := range order {
-		a := args[name]()
+	for _, step := range order {
+		a := args[step]()
+		name, _, _ := strings.Cut(step, ":")
 		dry, res := write(t, cs, name, a)
 		for _, sc := range []map[string]any{dry, res} {
 			if err := compile(t, schemas[name]).Validate(anyJSON(sc)); err != nil {

@@ -202,21 +202,21 @@ func undoCases(t *testing.T, h *davHome, cs *mcp.ClientSession) []*undoCase {
 			}},
 		{name: "update a whole event", tool: "calendar_update", outcome: "updated", href: hrefOf(h.review),
 			args: func() map[string]any {
-				return map[string]any{"event": event("2026-11-12", "Review", "2026-11-12 16:00"), "summary": "Review (room 4)", "start": "2026-11-12 17:00"}
+				return map[string]any{"id": event("2026-11-12", "Review", "2026-11-12 16:00"), "summary": "Review (room 4)", "start": "2026-11-12 17:00"}
 			}},
 		{name: "update one instance", tool: "calendar_update", outcome: "updated", href: hrefOf(h.team),
 			args: func() map[string]any {
-				return map[string]any{"event": event("2026-10-22", "Team sync", "2026-10-22 10:00"), "location": "Room C"}
+				return map[string]any{"id": event("2026-10-22", "Team sync", "2026-10-22 10:00"), "location": "Room C"}
 			}},
 		{name: "cancel by deleting", tool: "calendar_cancel", outcome: "deleted", href: hrefOf(h.cal + "lunch.ics"),
-			args: func() map[string]any { return map[string]any{"event": event("2026-10-27", "Lunch", "2026-10-27")} }},
+			args: func() map[string]any { return map[string]any{"id": event("2026-10-27", "Lunch", "2026-10-27")} }},
 		{name: "cancel by marking, with attendees", tool: "calendar_cancel", outcome: "cancelled", href: hrefOf(h.cal + "meeting.ics"),
 			args: func() map[string]any {
-				return map[string]any{"event": event("2026-11-13", "Board meeting", "2026-11-13")}
+				return map[string]any{"id": event("2026-11-13", "Board meeting", "2026-11-13")}
 			}},
 		{name: "cancel one instance", tool: "calendar_cancel", outcome: "cancelled", href: hrefOf(h.team),
 			args: func() map[string]any {
-				return map[string]any{"event": event("2026-10-19", "Team sync", "2026-10-19 10:00")}
+				return map[string]any{"id": event("2026-10-19", "Team sync", "2026-10-19 10:00")}
 			}},
 		{name: "create a task", tool: "task_create", outcome: "created",
 			args: func() map[string]any {
@@ -224,14 +224,18 @@ func undoCases(t *testing.T, h *davHome, cs *mcp.ClientSession) []*undoCase {
 			}},
 		{name: "update a task", tool: "task_update", outcome: "updated", href: hrefOf(h.tasks + "plants.ics"),
 			args: func() map[string]any {
-				return map[string]any{"task": taskIDOf(t, cs, h.tasksName, "Water the plants"), "priority": 1, "due": "", "description": "The ferns first."}
+				return map[string]any{"id": taskIDOf(t, cs, h.tasksName, "Water the plants"), "priority": 1, "due": "", "description": "The ferns first."}
 			}},
-		{name: "complete a task", tool: "task_complete", outcome: "completed", href: hrefOf(h.tasks + "plants.ics"),
-			args: func() map[string]any { return map[string]any{"task": taskIDOf(t, cs, h.tasksName, "Water the plants")} }},
-		{name: "reopen a task", tool: "task_reopen", outcome: "reopened", href: hrefOf(h.tasks + "taxes.ics"),
-			args: func() map[string]any { return map[string]any{"task": taskIDOf(t, cs, h.tasksName, "File the taxes")} }},
+		{name: "complete a task", tool: "task_update", outcome: "completed", href: hrefOf(h.tasks + "plants.ics"),
+			args: func() map[string]any {
+				return map[string]any{"id": taskIDOf(t, cs, h.tasksName, "Water the plants"), "status": "completed"}
+			}},
+		{name: "reopen a task", tool: "task_update", outcome: "reopened", href: hrefOf(h.tasks + "taxes.ics"),
+			args: func() map[string]any {
+				return map[string]any{"id": taskIDOf(t, cs, h.tasksName, "File the taxes"), "status": "needs-action"}
+			}},
 		{name: "delete a task", tool: "task_delete", outcome: "deleted", href: hrefOf(h.tasks + "plants.ics"),
-			args: func() map[string]any { return map[string]any{"task": taskIDOf(t, cs, h.tasksName, "Water the plants")} }},
+			args: func() map[string]any { return map[string]any{"id": taskIDOf(t, cs, h.tasksName, "Water the plants")} }},
 	}
 }
 
@@ -383,9 +387,9 @@ func TestCalendarUndoGuards(t *testing.T) {
 	h := undoHome(t, davtest.Radicale(t))
 	cs := h.connect(t, "read,calendar:write,tasks:write,mail:modify")
 	before := h.rawState(t)
-	_, res := write(t, cs, "task_complete", map[string]any{"task": taskIDOf(t, cs, h.tasksName, "Water the plants")})
+	_, res := write(t, cs, "task_update", map[string]any{"id": taskIDOf(t, cs, h.tasksName, "Water the plants"), "status": "completed"})
 	taskAction := res["action_id"].(string)
-	_, res = write(t, cs, "calendar_update", map[string]any{"event": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-11-12", "2026-11-12"), "Review", "2026-11-12"), "location": "Room 9"})
+	_, res = write(t, cs, "calendar_update", map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-11-12", "2026-11-12"), "Review", "2026-11-12"), "location": "Room 9"})
 	eventAction := res["action_id"].(string)
 	written := h.rawState(t)
 
@@ -442,7 +446,7 @@ func TestCalendarUndoGuards(t *testing.T) {
 func TestCalendarUndoAfterPurge(t *testing.T) {
 	h := undoHome(t, davtest.Radicale(t))
 	cs := h.connect(t, "read,tasks:write,mail:modify")
-	_, res := write(t, cs, "task_delete", map[string]any{"task": taskIDOf(t, cs, h.tasksName, "Water the plants")})
+	_, res := write(t, cs, "task_delete", map[string]any{"id": taskIDOf(t, cs, h.tasksName, "Water the plants")})
 	id := res["action_id"].(string)
 	if n := len(h.backupFiles(t)); n != 1 {
 		t.Fatalf("%d kept texts after a delete, want 1", n)

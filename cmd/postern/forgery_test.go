@@ -188,6 +188,17 @@ func TestTextFormCannotBeForged(t *testing.T) {
 		props := gjson.GetBytes(schema, "properties")
 		var argSets []map[string]any
 		switch {
+		case davLookups[spec.Name] != "":
+			// One calendar object by id: this mail-only store holds none (internal/tools
+			// TestHostileEvent frames and masks what strangers write in events).
+			continue
+		case spec.Name == generated.ToolNoteRead:
+			for _, n := range call(generated.ToolNotesFind, map[string]any{"limit": 200})["structuredContent"].(map[string]any)["notes"].([]any) {
+				argSets = append(argSets, map[string]any{"id": n.(map[string]any)["path"]})
+			}
+			if len(argSets) < len(forgeries)*3/4 {
+				t.Fatalf("only %d of %d forged notes indexed", len(argSets), len(forgeries))
+			}
 		case props.Get("id").Exists():
 			for _, id := range ids {
 				argSets = append(argSets, map[string]any{"id": id})
@@ -197,17 +208,6 @@ func TestTextFormCannotBeForged(t *testing.T) {
 			}
 		case spec.Name == generated.ToolNotesFind:
 			argSets = append(argSets, map[string]any{}, map[string]any{"query": "forged"}, map[string]any{"folder": "Notes"})
-		case spec.Name == generated.ToolNoteRead:
-			for _, n := range call(generated.ToolNotesFind, map[string]any{"limit": 200})["structuredContent"].(map[string]any)["notes"].([]any) {
-				argSets = append(argSets, map[string]any{"path": n.(map[string]any)["path"]})
-			}
-			if len(argSets) < len(forgeries)*3/4 {
-				t.Fatalf("only %d of %d forged notes indexed", len(argSets), len(forgeries))
-			}
-		case props.Get("event").Exists() || props.Get("task").Exists() || props.Get("contact").Exists():
-			// One calendar object by id: this mail-only store holds none (internal/tools
-			// TestHostileEvent frames and masks what strangers write in events).
-			continue
 		case props.Get("rule").Exists(): // rules_check, rules_test: a rule over the forged mail
 			argSets = append(argSets, map[string]any{"rule": map[string]any{"name": "Forged", "match": map[string]any{"subject": "example"}, "actions": []any{map[string]any{"do": "archive"}}}})
 		case props.Get("query").Exists() && gjson.GetBytes(schema, `required.#(=="query")`).Exists():

@@ -139,12 +139,8 @@ func (a *hjAgent) call(name string, args map[string]any) (map[string]any, string
 
 // primaryID is the thing a call is about, for {{self}} in what its answer holds.
 func primaryID(args map[string]any) string {
-	for _, k := range []string{"id", "event", "task", "contact", "path"} {
-		if s, ok := args[k].(string); ok {
-			return s
-		}
-	}
-	return ""
+	s, _ := args["id"].(string)
+	return s
 }
 
 // readJSON reads every string of an answer, each with the id of the nearest object holding it.
@@ -517,7 +513,7 @@ func (a *hjAgent) readAll(all bool) {
 			summary, _ := e["summary"].(string)
 			a.remember("event", id, summary, "")
 			if listed("calendar_event") {
-				a.call("calendar_event", map[string]any{"event": id})
+				a.call("calendar_event", map[string]any{"id": id})
 			}
 		}
 	}
@@ -531,7 +527,7 @@ func (a *hjAgent) readAll(all bool) {
 			summary, _ := tk["summary"].(string)
 			a.remember("task", id, summary, "")
 			if listed("task_get") {
-				a.call("task_get", map[string]any{"task": id})
+				a.call("task_get", map[string]any{"id": id})
 			}
 		}
 	}
@@ -554,7 +550,7 @@ func (a *hjAgent) readAll(all bool) {
 		a.mu.Unlock()
 		for _, c := range contacts {
 			if listed("contact_get") {
-				_, text, _ := a.call("contact_get", map[string]any{"contact": c.id})
+				_, text, _ := a.call("contact_get", map[string]any{"id": c.id})
 				a.mu.Lock()
 				a.contacts = appendOnce(a.contacts, text)
 				a.mu.Unlock()
@@ -578,7 +574,7 @@ func (a *hjAgent) readAll(all bool) {
 				title, _ := n["title"].(string)
 				a.remember("note", p, title, "")
 				if listed("note_read") {
-					a.page("note_read", map[string]any{"path": p})
+					a.page("note_read", map[string]any{"id": p})
 				}
 			}
 			if cursor, _ = sc["next_cursor"].(string); cursor == "" {

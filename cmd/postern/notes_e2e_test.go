@@ -68,7 +68,7 @@ func TestNotesThroughBinary(t *testing.T) {
 	if got := sc["notes"].([]any); len(got) != 1 || got[0].(map[string]any)["path"] != "Notes/plan.md" {
 		t.Fatalf("notes_find: %v", sc)
 	}
-	sc, text := call(2, generated.ToolNoteRead, map[string]any{"path": "Notes/bank/code.md"})
+	sc, text := call(2, generated.ToolNoteRead, map[string]any{"id": "Notes/bank/code.md"})
 	if strings.Contains(text, "482913") || !strings.Contains(sc["text"].(string), "Your code is") {
 		t.Fatalf("note_read: %s", text)
 	}
@@ -91,7 +91,7 @@ func TestNotesThroughBinary(t *testing.T) {
 		t.Fatalf("after two adds: %v", sc)
 	}
 	// A note of secrets beside a shopping list: the list is read and found, no secret is.
-	sc, text = call(8, generated.ToolNoteRead, map[string]any{"path": "Notes/shed.md"})
+	sc, text = call(8, generated.ToolNoteRead, map[string]any{"id": "Notes/shed.md"})
 	for _, sec := range []string{"hunter2", "4821", "4829", "1376", "7103", "b3BlbnNzaC1rZXkt"} {
 		if strings.Contains(text, sec) {
 			t.Errorf("note_read shows %q: %s", sec, text)

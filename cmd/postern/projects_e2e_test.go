@@ -294,12 +294,28 @@ func list(sc map[string]any, key string) []map[string]any {
 	return out
 }
 
-// idArgs are the arguments that name one thing, and which of the ids each takes.
-func idArgs(ids openIDs, kept bool) map[string]string {
-	if kept {
-		return map[string]string{"id": ids.kept, "reply_to": ids.kept, "forward": ids.kept, "event": ids.event, "task": ids.task, "contact": ids.contact, "path": ids.note}
+// idArgs are the arguments of tool that name one thing, and which of the ids each takes:
+// its id is a message's, or the event's, task's, contact's or note's it looks up or changes.
+func idArgs(tool string, ids openIDs, kept bool) map[string]string {
+	pick := func(k, o string) string {
+		if kept {
+			return k
+		}
+		return o
 	}
-	return map[string]string{"id": ids.openMsg, "reply_to": ids.openMsg, "forward": ids.openMsg, "event": ids.openEvent, "task": ids.openTask, "contact": ids.openContact, "path": ids.openNote}
+	msg := pick(ids.kept, ids.openMsg)
+	id := msg
+	switch tool {
+	case generated.ToolCalendarEvent, generated.ToolCalendarUpdate, generated.ToolCalendarCancel:
+		id = pick(ids.event, ids.openEvent)
+	case generated.ToolTaskGet, generated.ToolTaskUpdate, generated.ToolTaskDelete:
+		id = pick(ids.task, ids.openTask)
+	case generated.ToolContactGet:
+		id = pick(ids.contact, ids.openContact)
+	case generated.ToolNoteRead:
+		id = pick(ids.note, ids.openNote)
+	}
+	return map[string]string{"id": id, "reply_to": msg, "forward": msg}
 }
 
 // missingLike is an id of the same form as id that names nothing.
@@ -335,11 +351,11 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				return nil
 			}())
 			tools := result(t, listed)["tools"].([]any)
-			keptArgs, openArgs := idArgs(ids, true), idArgs(ids, false)
 			byID := 0
 			for _, raw := range tools {
 				tool := raw.(map[string]any)
 				name := tool["name"].(string)
+				keptArgs, openArgs := idArgs(name, ids, true), idArgs(name, ids, false)
 				in, _ := json.Marshal(tool["inputSchema"])
 				known := map[string]any{"query": secretWord, "body": "Noted.", "summary": "An agent's meeting", "start": time.Now().AddDate(0, 0, 2).Format("2006-01-02T15:04"),
 					"title": "An agent's note", "ids": []any{ids.kept}, "to": "Archive", "how": "read", "answer": "accepted", "token": "t-unknown",
@@ -439,10 +455,10 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				{generated.ToolMailArchive, map[string]any{"ids": []any{ids.reply}}},
 				{generated.ToolMailMark, map[string]any{"ids": []any{ids.kept}, "how": "read"}},
 				{generated.ToolCalendarCreate, map[string]any{"summary": "Meeting", "start": time.Now().AddDate(0, 0, 3).Format("2006-01-02T15:04"), "calendar": h.acmeCal}},
-				{generated.ToolCalendarUpdate, map[string]any{"event": ids.tiedEvent, "summary": "Moved"}},
-				{generated.ToolCalendarCancel, map[string]any{"event": ids.event}},
+				{generated.ToolCalendarUpdate, map[string]any{"id": ids.tiedEvent, "summary": "Moved"}},
+				{generated.ToolCalendarCancel, map[string]any{"id": ids.event}},
 				{generated.ToolTaskCreate, map[string]any{"summary": "Call", "list": h.acmeTasks}},
-				{generated.ToolTaskComplete, map[string]any{"task": ids.task}},
+				{generated.ToolTaskUpdate, map[string]any{"id": ids.task, "status": "completed"}},
 				{generated.ToolNoteAdd, map[string]any{"title": "More", "text": "x", "folder": "acme"}},
 				{generated.ToolRulesPropose, map[string]any{"rule": map[string]any{"name": "acme-read", "match": map[string]any{"subject": "the terms"}, "actions": []any{map[string]any{"do": "mark_read"}}}}},
 			} {
@@ -494,8 +510,8 @@ func TestClosedProjectNeverShown(t *testing.T) {
 			}
 			for _, c := range []struct{ tool, arg, id string }{
 				{generated.ToolMailShow, "id", ids.kept}, {generated.ToolMailShow, "id", ids.reply}, {generated.ToolMailAttachments, "id", ids.kept},
-				{generated.ToolCalendarEvent, "event", ids.event}, {generated.ToolTaskGet, "task", ids.task},
-				{generated.ToolContactGet, "contact", ids.contact}, {generated.ToolNoteRead, "path", ids.note},
+				{generated.ToolCalendarEvent, "id", ids.event}, {generated.ToolTaskGet, "id", ids.task},
+				{generated.ToolContactGet, "id", ids.contact}, {generated.ToolNoteRead, "id", ids.note},
 			} {
 				if _, text, isErr := v.call(c.tool, map[string]any{c.arg: c.id}); isErr || !strings.Contains(strings.ToLower(text), secretWord) {
 					t.Errorf("%s %s after opening: %s", c.tool, c.id, text)

@@ -161,7 +161,7 @@ Filed.
 		list, _ := sc["contacts"].([]any)
 		for _, r := range list {
 			row := r.(map[string]any)
-			det, _, _ := call(t, cs, "contact_get", map[string]any{"contact": row["id"]})
+			det, _, _ := call(t, cs, "contact_get", map[string]any{"id": row["id"]})
 			b, _ := json.Marshal(det)
 			words := strings.Fields(strings.ToLower(q))
 			for _, w := range words {

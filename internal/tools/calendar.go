@@ -492,7 +492,7 @@ func (s *Service) CalendarEvent(ctx context.Context, a *generated.CalendarEventA
 }
 
 func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
-	n, key, ok := parseEventID(a.Event)
+	n, key, ok := parseEventID(a.ID)
 	if !ok {
 		return nil, errNoEvent
 	}

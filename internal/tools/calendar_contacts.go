@@ -127,7 +127,7 @@ func (s *Service) ContactGet(ctx context.Context, a *generated.ContactGetArgs) (
 }
 
 func (s *Service) contactGet(ctx context.Context, acc *access, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
-	n, ok := parseObjectID(a.Contact, 'c')
+	n, ok := parseObjectID(a.ID, 'c')
 	if !ok {
 		return nil, errNoContact
 	}

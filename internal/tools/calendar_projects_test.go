@@ -249,17 +249,17 @@ func TestCalendarProjectClosed(t *testing.T) {
 		scopes, tool, arg, kept, missing string
 		extra                            map[string]any
 	}{
-		{"read", generated.ToolCalendarEvent, "event", "e" + b36(ids["tied"]), "e" + b36(99999), nil},
-		{"read", generated.ToolCalendarEvent, "event", "e" + b36(ids["kick"]), "e" + b36(99999), nil},
-		{"read", generated.ToolTaskGet, "task", "t" + b36(ids["invoice"]), "t" + b36(99999), nil},
-		{"read", generated.ToolContactGet, "contact", "c" + b36(ids["zed"]), "c" + b36(99999), nil},
-		{"read", generated.ToolContactGet, "contact", "c" + b36(ids["dana"]), "c" + b36(99999), nil},
-		{writeScopes, generated.ToolCalendarUpdate, "event", "e" + b36(ids["tied"]), "e" + b36(99999), map[string]any{"summary": "x"}},
-		{writeScopes, generated.ToolCalendarCancel, "event", "e" + b36(ids["kick"]), "e" + b36(99999), nil},
-		{writeScopes, generated.ToolTaskUpdate, "task", "t" + b36(ids["invoice"]), "t" + b36(99999), map[string]any{"summary": "x"}},
-		{writeScopes, generated.ToolTaskComplete, "task", "t" + b36(ids["invoice"]), "t" + b36(99999), nil},
-		{writeScopes, generated.ToolTaskReopen, "task", "t" + b36(ids["invoice"]), "t" + b36(99999), nil},
-		{writeScopes, generated.ToolTaskDelete, "task", "t" + b36(ids["invoice"]), "t" + b36(99999), nil},
+		{"read", generated.ToolCalendarEvent, "id", "e" + b36(ids["tied"]), "e" + b36(99999), nil},
+		{"read", generated.ToolCalendarEvent, "id", "e" + b36(ids["kick"]), "e" + b36(99999), nil},
+		{"read", generated.ToolTaskGet, "id", "t" + b36(ids["invoice"]), "t" + b36(99999), nil},
+		{"read", generated.ToolContactGet, "id", "c" + b36(ids["zed"]), "c" + b36(99999), nil},
+		{"read", generated.ToolContactGet, "id", "c" + b36(ids["dana"]), "c" + b36(99999), nil},
+		{writeScopes, generated.ToolCalendarUpdate, "id", "e" + b36(ids["tied"]), "e" + b36(99999), map[string]any{"summary": "x"}},
+		{writeScopes, generated.ToolCalendarCancel, "id", "e" + b36(ids["kick"]), "e" + b36(99999), nil},
+		{writeScopes, generated.ToolTaskUpdate, "id", "t" + b36(ids["invoice"]), "t" + b36(99999), map[string]any{"summary": "x"}},
+		{writeScopes, generated.ToolTaskUpdate, "id", "t" + b36(ids["invoice"]), "t" + b36(99999), map[string]any{"status": "completed"}},
+		{writeScopes, generated.ToolTaskUpdate, "id", "t" + b36(ids["invoice"]), "t" + b36(99999), map[string]any{"status": "needs-action"}},
+		{writeScopes, generated.ToolTaskDelete, "id", "t" + b36(ids["invoice"]), "t" + b36(99999), nil},
 	}
 	args := func(arg, id string, extra map[string]any) map[string]any {
 		a := map[string]any{arg: id}
@@ -314,7 +314,7 @@ func TestCalendarProjectClosed(t *testing.T) {
 		m.must("read", c.tool, map[string]any{c.arg: c.kept})
 	}
 	// The writes now pass the projects and stop where any write to a folder of .ics files does.
-	_, text, _ = m.call(writeScopes, generated.ToolCalendarUpdate, map[string]any{"event": "e" + b36(ids["tied"]), "summary": "x"})
+	_, text, _ = m.call(writeScopes, generated.ToolCalendarUpdate, map[string]any{"id": "e" + b36(ids["tied"]), "summary": "x"})
 	if !strings.Contains(text, "read-only folder of .ics files") {
 		t.Fatalf("calendar_update opened: %s", text)
 	}
@@ -362,17 +362,17 @@ ties = ["contact:o"]
 	if got := names(sc, "contacts", "name"); got != "Omar Haddad" || leftOut(sc) != 3 {
 		t.Fatalf("contacts_search: %s, left_out %v", got, sc["left_out"])
 	}
-	_, kept, _ := m.call("read", generated.ToolContactGet, map[string]any{"contact": "c" + b36(ids["pat"])})
-	_, missing, _ := m.call("read", generated.ToolContactGet, map[string]any{"contact": "c" + b36(99999)})
+	_, kept, _ := m.call("read", generated.ToolContactGet, map[string]any{"id": "c" + b36(ids["pat"])})
+	_, missing, _ := m.call("read", generated.ToolContactGet, map[string]any{"id": "c" + b36(99999)})
 	if kept != missing {
 		t.Fatalf("contact_get of a contact of no project: %q; missing: %q", kept, missing)
 	}
-	_, kept, _ = m.call("read", generated.ToolCalendarEvent, map[string]any{"event": "e" + b36(ids["dentist"])})
-	_, missing, _ = m.call("read", generated.ToolCalendarEvent, map[string]any{"event": "e" + b36(99999)})
+	_, kept, _ = m.call("read", generated.ToolCalendarEvent, map[string]any{"id": "e" + b36(ids["dentist"])})
+	_, missing, _ = m.call("read", generated.ToolCalendarEvent, map[string]any{"id": "e" + b36(99999)})
 	if kept != missing {
 		t.Fatalf("calendar_event of an event of no project: %q; missing: %q", kept, missing)
 	}
-	m.must("read", generated.ToolContactGet, map[string]any{"contact": "c" + b36(ids["omar"])})
+	m.must("read", generated.ToolContactGet, map[string]any{"id": "c" + b36(ids["omar"])})
 
 	_, text, isErr := m.call(writeScopes, generated.ToolCalendarCreate, map[string]any{"summary": "x", "start": "2030-03-05 10:00", "calendar": "Personal"})
 	if !isErr || !strings.Contains(text, "outside the person's projects") {

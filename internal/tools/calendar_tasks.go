@@ -171,7 +171,7 @@ func (s *Service) TaskGet(ctx context.Context, a *generated.TaskGetArgs) (*gener
 }
 
 func (s *Service) taskGet(ctx context.Context, acc *access, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
-	n, ok := parseObjectID(a.Task, 't')
+	n, ok := parseObjectID(a.ID, 't')
 	if !ok {
 		return nil, errNoTask
 	}

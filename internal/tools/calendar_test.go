@@ -214,18 +214,18 @@ func TestAgendaWeek(t *testing.T) {
 	}
 
 	// The moved instance whole.
-	sc, _ = m.must("read", generated.ToolCalendarEvent, map[string]any{"event": evs[4]["id"]})
+	sc, _ = m.must("read", generated.ToolCalendarEvent, map[string]any{"id": evs[4]["id"]})
 	ev := sc["event"].(map[string]any)
 	if ev["location"] != "Room B" || ev["start"] != "2026-10-30 14:00 Europe/Paris" || sc["recurrence"] != "every week on Monday and Thursday, except 1 date" {
 		t.Fatalf("calendar_event: %v", sc)
 	}
 	// The New York call: organiser, attendees and their answers.
-	sc, _ = m.must("read", generated.ToolCalendarEvent, map[string]any{"event": evs[1]["id"]})
+	sc, _ = m.must("read", generated.ToolCalendarEvent, map[string]any{"id": evs[1]["id"]})
 	if sc["organizer"] != "Dana Cho <dana@example.net>" || fmt.Sprint(sc["attendee_list"]) != "[map[answer:accepted email:dana@example.net name:Dana Cho role:chair] map[answer:tentative email:Sam@Example.com me:true name:Sam Rivera]]" {
 		t.Fatalf("calendar_event: %v", sc)
 	}
 	// The cancelled instance is not there.
-	if _, text, isErr := m.call("read", generated.ToolCalendarEvent, map[string]any{"event": fmt.Sprintf("e%s-20261102t090000z", b36(ids["team"]))}); !isErr {
+	if _, text, isErr := m.call("read", generated.ToolCalendarEvent, map[string]any{"id": fmt.Sprintf("e%s-20261102t090000z", b36(ids["team"]))}); !isErr {
 		t.Fatalf("the cancelled instance was shown: %s", text)
 	}
 
@@ -263,8 +263,8 @@ func TestCalendarHidden(t *testing.T) {
 		{generated.ToolAgenda, map[string]any{"from": "2026-10-26", "to": "2026-11-03"}},
 		{generated.ToolCalendarFreebusy, map[string]any{"from": "2026-10-27", "to": "2026-10-28"}},
 		{generated.ToolContactsSearch, map[string]any{"query": "priya"}},
-		{generated.ToolCalendarEvent, map[string]any{"event": "e" + b36(ids["secret"])}},
-		{generated.ToolContactGet, map[string]any{"contact": "c" + b36(ids["quincy"])}},
+		{generated.ToolCalendarEvent, map[string]any{"id": "e" + b36(ids["secret"])}},
+		{generated.ToolContactGet, map[string]any{"id": "c" + b36(ids["quincy"])}},
 	} {
 		sc, text, _ := m.call("read", call.tool, call.args)
 		if strings.Contains(strings.ToLower(text+fmt.Sprint(sc)), "quokka") {
@@ -272,8 +272,8 @@ func TestCalendarHidden(t *testing.T) {
 		}
 	}
 	// A hidden id and an unknown one get the same answer.
-	_, hidden, _ := m.call("read", generated.ToolCalendarEvent, map[string]any{"event": "e" + b36(ids["secret"])})
-	_, unknown, _ := m.call("read", generated.ToolCalendarEvent, map[string]any{"event": "e" + b36(99999)})
+	_, hidden, _ := m.call("read", generated.ToolCalendarEvent, map[string]any{"id": "e" + b36(ids["secret"])})
+	_, unknown, _ := m.call("read", generated.ToolCalendarEvent, map[string]any{"id": "e" + b36(99999)})
 	if hidden != unknown {
 		t.Fatalf("hidden %q, unknown %q", hidden, unknown)
 	}
@@ -313,7 +313,7 @@ func TestContactsAndTasks(t *testing.T) {
 	if fmt.Sprint(c["emails"], c["phones"], c["organization"]) != "[priya.raman@example.org] [+44 20 7946 0000]Example Org, Research" {
 		t.Fatalf("contact row: %v", c)
 	}
-	sc, _ = m.must("read", generated.ToolContactGet, map[string]any{"contact": c["id"]})
+	sc, _ = m.must("read", generated.ToolContactGet, map[string]any{"id": c["id"]})
 	if !strings.Contains(fmt.Sprint(sc["note"]), "\nPrefers mornings.\n") {
 		t.Fatalf("contact_get: %v", sc)
 	}
@@ -332,7 +332,7 @@ func TestContactsAndTasks(t *testing.T) {
 	if all := count("all"); len(all) != 2 {
 		t.Fatalf("all tasks: %v", all)
 	}
-	sc, _ = m.must("read", generated.ToolTaskGet, map[string]any{"task": open[0]["id"]})
+	sc, _ = m.must("read", generated.ToolTaskGet, map[string]any{"id": open[0]["id"]})
 	if !strings.Contains(fmt.Sprint(sc["description"]), "Receipts are in the drawer.") {
 		t.Fatalf("task_get: %v", sc)
 	}
@@ -343,7 +343,7 @@ func TestContactsAndTasks(t *testing.T) {
 // marker inside it stays inside), and a one-time code is masked.
 func TestHostileEvent(t *testing.T) {
 	m, ids := calendarTools(t, "cal")
-	sc, text := m.must("read", generated.ToolCalendarEvent, map[string]any{"event": "e" + b36(ids["evil"])})
+	sc, text := m.must("read", generated.ToolCalendarEvent, map[string]any{"id": "e" + b36(ids["evil"])})
 	summary := fmt.Sprint(sc["event"].(map[string]any)["summary"])
 	if strings.ContainsAny(summary, "\x07\u202e\u202c") || !strings.Contains(summary, "Urgent") {
 		t.Fatalf("summary %q", summary)

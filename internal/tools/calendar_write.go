@@ -515,7 +515,7 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.
 	if a.Summary == nil && a.Start == nil && a.End == nil && a.TimeZone == nil && a.Location == nil && a.Description == nil {
 		return nil, errors.New("nothing to change: give at least one of summary, start, end, time_zone, location or description")
 	}
-	w, key, err := s.eventTarget(ctx, acc, a.Event)
+	w, key, err := s.eventTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -794,7 +794,7 @@ func (s *Service) CalendarCancel(ctx context.Context, a *generated.CalendarCance
 }
 
 func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.CalendarCancelArgs) (*generated.EventWritten, error) {
-	w, key, err := s.eventTarget(ctx, acc, a.Event)
+	w, key, err := s.eventTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err
 	}

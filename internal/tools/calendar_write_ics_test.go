@@ -119,8 +119,32 @@ func TestEditTaskCompleteReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(open, "STATUS:NEEDS-ACTION\r\n") || strings.Contains(open, "\r\nCOMPLETED:") {
+	if !strings.Contains(open, "STATUS:NEEDS-ACTION\r\n") || strings.Contains(open, "\r\nCOMPLETED:") || !strings.Contains(open, "PERCENT-COMPLETE:0\r\n") {
 		t.Fatalf("reopened:\n%s", open)
+	}
+	// Reopening a task that is open keeps how much of it is done.
+	still, err := editTask(todo, taskEdit{reopen: true}, paris, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(still, "STATUS:NEEDS-ACTION\r\n") || !strings.Contains(still, "PERCENT-COMPLETE:40\r\n") {
+		t.Fatalf("reopened an open task:\n%s", still)
+	}
+	// Under way again: no completion time; cancelled keeps it.
+	inProcess, cancelled := "in-process", "cancelled"
+	going, err := editTask(done, taskEdit{status: &inProcess}, paris, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(going, "STATUS:IN-PROCESS\r\n") || strings.Contains(going, "\r\nCOMPLETED:") {
+		t.Fatalf("in-process:\n%s", going)
+	}
+	dropped, err := editTask(done, taskEdit{status: &cancelled}, paris, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dropped, "STATUS:CANCELLED\r\n") || !strings.Contains(dropped, "\r\nCOMPLETED:20261001T080000Z") {
+		t.Fatalf("cancelled:\n%s", dropped)
 	}
 	due := "2026-11-05 17:00"
 	timed, err := editTask(todo, taskEdit{due: &due}, paris, now)

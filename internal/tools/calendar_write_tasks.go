@@ -138,8 +138,21 @@ func editTask(data string, te taskEdit, person *time.Location, now time.Time) (s
 		}
 		edits = append(edits, set("DUE", line))
 	}
+	// A task that was completed or cancelled: reopening it starts its percentage again.
+	closed := false
+	if l, ok := d.first(target, "STATUS"); ok {
+		v := strings.ToUpper(strings.TrimSpace(l.value()))
+		closed = v == "COMPLETED" || v == "CANCELLED"
+	}
+	if _, ok := d.first(target, "COMPLETED"); ok {
+		closed = true
+	}
 	if te.status != nil {
 		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, strings.ToUpper(*te.status))))
+		if *te.status == "in-process" {
+			// A task under way again has no completion time.
+			edits = append(edits, set("COMPLETED", ""))
+		}
 	}
 	if te.complete {
 		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, "COMPLETED")), set("COMPLETED", utcLine(d.eol, "COMPLETED", now)))
@@ -149,7 +162,7 @@ func editTask(data string, te taskEdit, person *time.Location, now time.Time) (s
 	}
 	if te.reopen {
 		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, "NEEDS-ACTION")), set("COMPLETED", ""))
-		if _, ok := d.first(target, "PERCENT-COMPLETE"); ok {
+		if _, ok := d.first(target, "PERCENT-COMPLETE"); ok && closed {
 			edits = append(edits, set("PERCENT-COMPLETE", propLine(d.eol, "PERCENT-COMPLETE", nil, "0")))
 		}
 	}
@@ -313,23 +326,34 @@ func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, tool, what,
 	return s.taskWritten(res, o, w.c, warn, aid), nil
 }
 
-// TaskUpdate implements task_update.
+// TaskUpdate implements task_update: the fields given, and a status, which completes
+// a task (completed), reopens it (needs-action) or sets it as given.
 func (s *Service) TaskUpdate(ctx context.Context, a *generated.TaskUpdateArgs) (*generated.TaskWritten, error) {
-	te := taskEdit{summary: a.Summary, due: a.Due, description: a.Description, status: a.Status, priority: a.Priority}
+	te := taskEdit{summary: a.Summary, due: a.Due, description: a.Description, priority: a.Priority}
+	fields := len(te.names()) > 0
+	what, outcome := "change the task", "updated"
+	if a.Status != nil {
+		switch *a.Status {
+		case "completed":
+			te.complete, outcome, what = true, "completed", "mark the task completed"
+			if fields {
+				what = "change the task and mark it completed"
+			}
+		case "needs-action":
+			te.reopen, outcome, what = true, "reopened", "reopen the task"
+			if fields {
+				what = "change the task and reopen it"
+			}
+		case "in-process", "cancelled":
+			te.status = a.Status
+		default:
+			return nil, fmt.Errorf("status %q is not one %s takes; give needs-action, in-process, completed or cancelled", *a.Status, generated.ToolTaskUpdate)
+		}
+	}
 	if len(te.names()) == 0 {
 		return nil, errors.New("nothing to change: give at least one of summary, due, priority, description or status")
 	}
-	return s.taskChange(ctx, a.Task, generated.ToolTaskUpdate, "change the task", "updated", te, a.DryRun)
-}
-
-// TaskComplete implements task_complete.
-func (s *Service) TaskComplete(ctx context.Context, a *generated.TaskCompleteArgs) (*generated.TaskWritten, error) {
-	return s.taskChange(ctx, a.Task, generated.ToolTaskComplete, "mark the task completed", "completed", taskEdit{complete: true}, a.DryRun)
-}
-
-// TaskReopen implements task_reopen.
-func (s *Service) TaskReopen(ctx context.Context, a *generated.TaskReopenArgs) (*generated.TaskWritten, error) {
-	return s.taskChange(ctx, a.Task, generated.ToolTaskReopen, "reopen the task", "reopened", taskEdit{reopen: true}, a.DryRun)
+	return s.taskChange(ctx, a.ID, generated.ToolTaskUpdate, what, outcome, te, a.DryRun)
 }
 
 // TaskDelete implements task_delete.
@@ -343,7 +367,7 @@ func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (
 }
 
 func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
-	w, err := s.taskTarget(ctx, acc, a.Task)
+	w, err := s.taskTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -350,7 +350,7 @@ func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*gen
 	if err != nil {
 		return nil, err
 	}
-	f, rel, ok := notes.Split(ns.folders, a.Path)
+	f, rel, ok := notes.Split(ns.folders, a.ID)
 	if !ok {
 		return nil, acc.notFound(noSuchNote)
 	}

@@ -14,13 +14,13 @@ import (
 
 // noteResource returns the note at path as note_read's answer text, or note_read's refusal.
 func (s *Service) noteResource(ctx context.Context, path string) (string, error) {
-	return s.viaTool(ctx, generated.ToolNoteRead, map[string]any{"path": path})
+	return s.viaTool(ctx, generated.ToolNoteRead, map[string]any{"id": path})
 }
 
 // noteDigest returns a string that changes when the note at path changes, or note_read's
 // refusal when it cannot be read (a kept note and a missing one alike).
 func (s *Service) noteDigest(ctx context.Context, path string) (string, error) {
-	res, err := s.NoteRead(ctx, &generated.NoteReadArgs{Path: path})
+	res, err := s.NoteRead(ctx, &generated.NoteReadArgs{ID: path})
 	if err != nil {
 		return "", err
 	}
