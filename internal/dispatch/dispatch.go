@@ -30,6 +30,7 @@ import (
 	"github.com/postern-mcp/postern/internal/answer"
 	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/audit"
+	"github.com/postern-mcp/postern/internal/toolwire"
 )
 
 // stderr is where postern's own failures go (a panic, an audit write); tests replace it.
@@ -136,7 +137,8 @@ func (g Grant) Sorted() []string {
 // Tool is a registry entry with its schemas.
 type Tool struct {
 	Spec     *generated.ToolSpec
-	Input    json.RawMessage // the input schema, as served
+	Input    json.RawMessage // the full input schema, which calls are validated against
+	Listed   json.RawMessage // the input schema as tools/list serves it (toolwire.Listed of Input)
 	Output   json.RawMessage // the output schema, as served
 	accepted []string
 
@@ -201,7 +203,11 @@ func New(h generated.Handlers) (*Registry, error) {
 		if err := json.Unmarshal(in, &s); err != nil {
 			return nil, fmt.Errorf("the input schema of %s is not valid JSON: %w", spec.Name, err)
 		}
-		t := &Tool{Spec: spec, Input: compact(in), Output: compact(out), accepted: spec.Args, freeText: map[string]bool{}}
+		listed, err := toolwire.Listed(in)
+		if err != nil {
+			return nil, fmt.Errorf("the input schema of %s: %w", spec.Name, err)
+		}
+		t := &Tool{Spec: spec, Input: compact(in), Listed: listed, Output: compact(out), accepted: spec.Args, freeText: map[string]bool{}}
 		for _, name := range spec.FreeText {
 			t.freeText[name] = true
 		}
