@@ -2832,6 +2832,11 @@ var Tools = []ToolSpec{
 	},
 }
 
+// Replaced maps each old tool name (catalog key replaces) to the tool that
+// replaces it: tools/list never lists an old name, and a call to one is
+// answered with an error naming its replacement.
+var Replaced = map[string]string{}
+
 // ResourceSpec is a resource URI template.
 type ResourceSpec struct {
 	Name        string
