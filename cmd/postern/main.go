@@ -375,6 +375,9 @@ func cmdCall(f *serverFlags, asJSON bool, pos []string, stdout, stderr io.Writer
 	g := grant()
 	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: dispatch.EraCLI, Scopes: g.Sorted(), ToolCount: len(reg.Allowed(g)), Connection: "cli"})
 	res, err := reg.Call(ctx, pos[0], raw, g)
+	if re := (*dispatch.ReplacedError)(nil); errors.As(err, &re) {
+		return re
+	}
 	if errors.Is(err, dispatch.ErrUnknownTool) {
 		var names []string
 		for _, t := range reg.All() {

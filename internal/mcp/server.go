@@ -630,6 +630,10 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs params.name, the tool to call"))
 	}
 	if s.opt.Registry.Lookup(name.Str) == nil {
+		if e := s.opt.Registry.Replaced(name.Str); e != nil {
+			// A renamed or merged tool: never listed, and its old name says what to call.
+			return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, e.Error()))
+		}
 		return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)+"; call tools/list for the tools this connection offers"))
 	}
 	var args json.RawMessage
