@@ -186,3 +186,45 @@ func ListResult(entries [][]byte) []byte {
 
 // KB formats n bytes as kilobytes (1024 bytes) with one decimal.
 func KB(n int) string { return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB" }
+
+// Cost is what one tools/list answer costs a client.
+type Cost struct {
+	Tools       int      `json:"tools"`
+	ModelFacing int      `json:"model_facing"`
+	Wire        int      `json:"wire"`
+	Names       []string `json:"-"`
+}
+
+// Measure reads the result of a tools/list answer as received ({"tools":
+// […], …}) and counts its tools, their model-facing bytes (ModelFacing of
+// each) and its wire bytes (ListResult of the entries as received).
+func Measure(result []byte) (Cost, error) {
+	var r struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return Cost{}, fmt.Errorf("the tools/list result is not an object with tools: %w", err)
+	}
+	var c Cost
+	for _, raw := range r.Tools {
+		var t struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return Cost{}, fmt.Errorf("a tool of the tools/list result: %w", err)
+		}
+		c.Tools++
+		c.ModelFacing += len(ModelFacing(t.Name, t.Description, t.InputSchema))
+		c.Names = append(c.Names, t.Name)
+	}
+	c.Wire = len(ListResult(func() [][]byte {
+		out := make([][]byte, len(r.Tools))
+		for i, t := range r.Tools {
+			out[i] = t
+		}
+		return out
+	}()))
+	return c, nil
+}

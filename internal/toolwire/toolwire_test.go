@@ -60,3 +60,17 @@ func TestEntryAndModelFacing(t *testing.T) {
 		t.Errorf("list result: %s", got)
 	}
 }
+
+func TestMeasureReadsWhatEntryWrote(t *testing.T) {
+	a := Entry(Tool{Name: "a", Description: "A <b>.", Input: json.RawMessage(`{"type":"object"}`), Output: json.RawMessage(`{}`)}, Latest)
+	b := Entry(Tool{Name: "b", Title: "B", Description: "B.", Input: json.RawMessage(`{"type":"object","required":["id"]}`)}, Latest)
+	res := ListResult([][]byte{a, b})
+	c, err := Measure(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf := len(ModelFacing("a", "A <b>.", json.RawMessage(`{"type":"object"}`))) + len(ModelFacing("b", "B.", json.RawMessage(`{"type":"object","required":["id"]}`)))
+	if c.Tools != 2 || c.Wire != len(res) || c.ModelFacing != mf || strings.Join(c.Names, ",") != "a,b" {
+		t.Errorf("measured %+v; want 2 tools, wire %d, model-facing %d", c, len(res), mf)
+	}
+}
