@@ -1,9 +1,12 @@
 // Package schemas writes the JSON Schemas (draft 2020-12) of every tool's input
 // and output, and of the types marked schema_file: github.com/invopop/jsonschema
 // reflects the generated Go types, and the catalog's limits and descriptions are
-// laid over them. Output is self-contained (no $ref, no $defs) because some hosts
-// cannot resolve references; an argument of a declared type has that type's
-// schema inlined.
+// laid over them. Input schemas are self-contained (no $ref, no $defs) because
+// some hosts cannot resolve references; an argument of a declared type has that
+// type's schema inlined. An output schema describes each type it holds more
+// than once a single time, under $defs, and points to it with a local $ref
+// (clients validate structuredContent with it; every validator resolves a
+// reference inside the same schema).
 package schemas
 
 import (
@@ -369,13 +372,88 @@ func Input(c *catalog.Catalog, t *catalog.Tool, args any) (map[string]any, error
 	return s, nil
 }
 
-// Output is the output schema of a tool: reflected result type plus descriptions and enums.
+// Output is the output schema of a tool: reflected result type plus
+// descriptions and enums, each type it holds more than once described once
+// (ShareTypes).
 func Output(c *catalog.Catalog, t *catalog.Tool, result any) (map[string]any, error) {
 	s, err := TypeSchema(c, c.Type(t.Output), result)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 	}
+	ShareTypes(c, c.Type(t.Output), s)
 	return s, nil
+}
+
+// ShareTypes rewrites s, the inlined schema of type ct, so that every
+// declared type it holds more than once (a row type: a message in a list and
+// in a thread, an address in from, to and cc) is described once, under
+// $defs/NAME, and each place holding it is {"$ref": "#/$defs/NAME"} (with the
+// field's own description beside it). A type held once stays inline.
+func ShareTypes(c *catalog.Catalog, ct *catalog.Type, s map[string]any) {
+	// How many places hold each type once every shared type is described
+	// once: a type's own fields are counted the first time it is met.
+	uses := map[string]int{}
+	seen := map[string]bool{ct.Name: true}
+	var count func(t *catalog.Type)
+	count = func(t *catalog.Type) {
+		for _, f := range t.Fields {
+			sub := c.Type(f.Type)
+			if sub == nil {
+				continue
+			}
+			uses[f.Type]++
+			if !seen[f.Type] {
+				seen[f.Type] = true
+				count(sub)
+			}
+		}
+	}
+	count(ct)
+	defs := map[string]any{}
+	var walk func(t *catalog.Type, s map[string]any)
+	walk = func(t *catalog.Type, s map[string]any) {
+		props, _ := s["properties"].(map[string]any)
+		for _, f := range t.Fields {
+			sub := c.Type(f.Type)
+			ps, _ := props[f.Name].(map[string]any)
+			if sub == nil || ps == nil {
+				continue
+			}
+			target := ps
+			if f.List {
+				target, _ = ps["items"].(map[string]any)
+			}
+			if target == nil {
+				continue
+			}
+			if uses[f.Type] < 2 {
+				walk(sub, target)
+				continue
+			}
+			if _, done := defs[f.Type]; !done {
+				def := make(map[string]any, len(target))
+				for k, v := range target {
+					def[k] = v
+				}
+				def["description"] = strings.TrimSpace(sub.Description)
+				defs[f.Type] = def
+				walk(sub, def)
+			}
+			ref := map[string]any{"$ref": "#/$defs/" + f.Type}
+			if f.List {
+				ps["items"] = ref
+			} else {
+				if d, ok := ps["description"]; ok {
+					ref["description"] = d
+				}
+				props[f.Name] = ref
+			}
+		}
+	}
+	walk(ct, s)
+	if len(defs) > 0 {
+		s["$defs"] = defs
+	}
 }
 
 // TypeSchema is the schema of a catalog type, whose generated Go value is v:
