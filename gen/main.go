@@ -31,6 +31,15 @@ func main() {
 }
 
 func fail(err error) {
+	var ob *catalog.OverBudget
+	if errors.As(err, &ob) {
+		for _, p := range ob.Problems {
+			fmt.Fprintln(os.Stderr, p.String())
+		}
+		fmt.Fprint(os.Stderr, "\nWhat the tool list costs (figure / budget; the wire is measured once the schemas are written):\n"+catalog.FormatTable(ob.Table))
+		fmt.Fprintf(os.Stderr, "gen: the catalog is over %d budget(s) of catalog/budgets.yaml; shrink it and run go generate ./... again\n", len(ob.Problems))
+		os.Exit(1)
+	}
 	var ps catalog.Problems
 	if errors.As(err, &ps) {
 		for _, p := range ps {
@@ -66,6 +75,11 @@ func Generate(catDir, outDir, plugDir string) error {
 	cat, err := catalog.Load(catDir)
 	if err != nil {
 		return err
+	}
+	// Budgets over their limit while budgets.enforce is false: said, not refused.
+	// gen/schemas prints the table, with the wire, once the schemas are written.
+	for _, p := range cat.Warnings {
+		fmt.Fprintln(os.Stderr, "warning:", p.String())
 	}
 	m := newModel(cat)
 	for _, f := range files {

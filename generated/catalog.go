@@ -2758,6 +2758,11 @@ var Tools = []ToolSpec{
 	},
 }
 
+// Replaced maps each old tool name (catalog key replaces) to the tool that
+// replaces it: tools/list never lists an old name, and a call to one is
+// answered with an error naming its replacement.
+var Replaced = map[string]string{}
+
 // ResourceSpec is a resource URI template.
 type ResourceSpec struct {
 	Name        string
@@ -2790,6 +2795,8 @@ var DocPages = []DocPageSpec{
 	{Name: "scopes", Title: "The scopes a person can grant, and the tools under each"},
 	{Name: "hosts", Title: "The agent hosts postern sets itself up with, and how"},
 	{Name: "providers", Title: "The mail providers postern account add --email knows, and how they sign in"},
+	{Name: "calendar", Title: "Calendars, tasks and contacts"},
+	{Name: "notes", Title: "Notes"},
 	{Name: "rules", Title: "Mail rules: every condition and action, with examples"},
 }
 

@@ -21,6 +21,10 @@
 // With -actions it measures acting on mail: a 500-message query archive and
 // its undo against a plain IMAP client moving the same mail (actions.go).
 //
+// With -tools it measures what the tool list costs an agent: tools/list per
+// preset and every scope, for a client that declares elicitation and one that
+// does not, in tools, model-facing bytes and wire bytes (tools.go).
+//
 // With -dav it measures calendars and contacts: the sync of 5,000 events and
 // 2,000 contacts, agenda for a month and contacts_search, against the same
 // requests made live to a private Radicale (dav.go).
@@ -31,6 +35,7 @@
 //	go run ./cmd/postern-bench -mail [-messages 10000] [-reps 50] [-postern PATH] [-json]
 //	go run ./cmd/postern-bench -agent [-agent-messages 2000] [-seed 1] [-postern PATH] [-json]
 //	go run ./cmd/postern-bench -actions [-actions-messages 500] [-actions-reps 5] [-postern PATH] [-json]
+//	go run ./cmd/postern-bench -tools [-postern PATH] [-json]
 //	go run ./cmd/postern-bench -dav [-dav-events 5000] [-dav-contacts 2000] [-dav-reps 20] [-postern PATH] [-json]
 package main
 
@@ -82,6 +87,10 @@ func main() {
 	asJSON := flag.Bool("json", false, "print one JSON object (durations in microseconds)")
 	limit := flag.Duration("timeout", 15*time.Minute, "stop the whole run after this long")
 	flag.Parse()
+	if *toolsMode {
+		runTools(*posternPath, *asJSON, *limit)
+		return
+	}
 	if *actionsMode {
 		runActions(*posternPath, *asJSON, *limit)
 		return

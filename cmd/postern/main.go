@@ -375,6 +375,9 @@ func cmdCall(f *serverFlags, asJSON bool, pos []string, stdout, stderr io.Writer
 	g := grant()
 	ctx := dispatch.WithInfo(context.Background(), dispatch.CallInfo{Era: dispatch.EraCLI, Scopes: g.Sorted(), ToolCount: len(reg.Allowed(g)), Connection: "cli"})
 	res, err := reg.Call(ctx, pos[0], raw, g)
+	if re := (*dispatch.ReplacedError)(nil); errors.As(err, &re) {
+		return re
+	}
 	if errors.Is(err, dispatch.ErrUnknownTool) {
 		var names []string
 		for _, t := range reg.All() {
@@ -427,13 +430,23 @@ func cmdCatalogLint(dir string, stdout, stderr io.Writer) error {
 		for _, p := range ps {
 			fmt.Fprintln(stderr, termsafe.Text(p.String()))
 		}
+		if ob := (*catalog.OverBudget)(nil); errors.As(err, &ob) {
+			fmt.Fprint(stderr, "\nWhat the tool list costs (figure / budget; the wire is measured by go generate):\n"+termsafe.Text(catalog.FormatTable(ob.Table)))
+		}
 		fmt.Fprintf(stderr, "postern: the catalog has %d problem(s); fix them, then run go generate ./...\n", len(ps))
 		return exitError{1}
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d tools, %d scopes, %d types, %d resources, %d hosts; no problems\n", dir, len(cat.Tools), len(cat.Scopes), len(cat.Types), len(cat.Resources), len(cat.Hosts))
+	for _, w := range cat.Warnings {
+		fmt.Fprintln(stderr, "warning: "+termsafe.Text(w.String()))
+	}
+	extra := ""
+	if len(cat.Warnings) > 0 {
+		extra = fmt.Sprintf("; %d budget(s) exceeded, not enforced (budgets.enforce is false)", len(cat.Warnings))
+	}
+	fmt.Fprintf(stdout, "%s: %d tools, %d scopes, %d types, %d resources, %d hosts; no problems%s\n", dir, len(cat.Tools), len(cat.Scopes), len(cat.Types), len(cat.Resources), len(cat.Hosts), extra)
 	return nil
 }
 

@@ -45,6 +45,12 @@ type Catalog struct {
 	Resources    []*Resource
 	Hosts        []*Host
 	Providers    []*Provider
+	// Budgets is what the tool list may cost (budgets.yaml), nil when no file declares it.
+	Budgets *Budgets
+	// Pages are the docs pages written in Markdown (pages/NAME.md), sorted by name.
+	Pages []*Page
+	// Warnings are the budgets exceeded while budgets.enforce is false: printed, not refused.
+	Warnings Problems
 }
 
 // Paths is a path per operating system.
@@ -158,7 +164,29 @@ type Tool struct {
 	// NotUndoable is why a remote_write tool is neither undone from the action log nor
 	// approved by the person: the one effect that needs a stated reason.
 	NotUndoable string `yaml:"not_undoable"`
-	Pos         Pos    `yaml:"-"`
+	// Target names the argument(s) naming what the tool acts on: id, ids or query.
+	Target Names `yaml:"target"`
+	// Replaces are old tool names this tool replaces: a call to one is refused
+	// with this tool's name.
+	Replaces []string `yaml:"replaces"`
+	Pos      Pos      `yaml:"-"`
+}
+
+// Names is a list of names written either as one name or as a list.
+type Names []string
+
+// UnmarshalYAML takes a scalar as a list of one.
+func (n *Names) UnmarshalYAML(v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode {
+		*n = Names{v.Value}
+		return nil
+	}
+	var list []string
+	if err := v.Decode(&list); err != nil {
+		return err
+	}
+	*n = list
+	return nil
 }
 
 // Param is one input argument of a tool.
@@ -284,6 +312,7 @@ type fileDoc struct {
 	Resources []*Resource      `yaml:"resources"`
 	Hosts     []*Host          `yaml:"hosts"`
 	Providers []*Provider      `yaml:"providers"`
+	Budgets   *Budgets         `yaml:"budgets"`
 }
 
 // Load reads every *.yaml file of dir, checks each against dir/catalog.schema.json
@@ -313,18 +342,16 @@ func Load(dir string) (*Catalog, error) {
 		ps := c.loadFile(name, rel, sch)
 		probs = append(probs, ps...)
 	}
+	pages, ps := loadPages(dir)
+	c.Pages = pages
+	probs = append(probs, ps...)
 	if len(probs) == 0 {
 		probs = append(probs, c.expandExtends()...)
 		probs = append(probs, c.expandEnumFrom()...)
 		probs = append(probs, Lint(c)...)
 	}
 	if len(probs) > 0 {
-		sort.SliceStable(probs, func(i, j int) bool {
-			if probs[i].Pos.File != probs[j].Pos.File {
-				return probs[i].Pos.File < probs[j].Pos.File
-			}
-			return probs[i].Pos.Line < probs[j].Pos.Line
-		})
+		sortProblems(probs)
 		return nil, probs
 	}
 	sort.Slice(c.Types, func(i, j int) bool { return c.Types[i].Name < c.Types[j].Name })
@@ -337,7 +364,26 @@ func Load(dir string) (*Catalog, error) {
 			})
 		}
 	}
+	// Budgets are measured on the tools as served (dry_run added, pairs split).
+	if over := c.lintBudgets(); len(over) > 0 {
+		sortProblems(over)
+		if !c.Budgets.Enforced() {
+			c.Warnings = over
+			return c, nil
+		}
+		return nil, &OverBudget{Problems: over, Table: c.Usage()}
+	}
 	return c, nil
+}
+
+// sortProblems orders ps by file, then line.
+func sortProblems(ps Problems) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Pos.File != ps[j].Pos.File {
+			return ps[i].Pos.File < ps[j].Pos.File
+		}
+		return ps[i].Pos.Line < ps[j].Pos.Line
+	})
 }
 
 func compileSchema(path string) (*jsonschema.Schema, error) {
@@ -450,6 +496,18 @@ func (c *Catalog) loadFile(path, rel string, sch *jsonschema.Schema) Problems {
 	for i, p := range fd.Providers {
 		p.Pos = Pos{rel, lineAt(doc, "providers", strconv.Itoa(i))}
 		c.Providers = append(c.Providers, p)
+	}
+	if b := fd.Budgets; b != nil {
+		b.Pos = Pos{rel, lineAt(doc, "budgets")}
+		for name, g := range b.Grants {
+			g.Pos = Pos{rel, keyLine(doc, []string{"budgets", "grants"}, name)}
+		}
+		b.Tool.Pos = Pos{rel, lineAt(doc, "budgets", "tool")}
+		if c.Budgets != nil {
+			probs = append(probs, Problem{b.Pos, "budgets are declared twice (also at " + c.Budgets.Pos.String() + ")"})
+		} else {
+			c.Budgets = b
+		}
 	}
 	return probs
 }

@@ -36,6 +36,20 @@ func fixture(t *testing.T, over string) (*Catalog, error) {
 	if over != "" {
 		copyYAML(over)
 	}
+	// The fixture's Markdown pages, which its descriptions point to.
+	pages, _ := filepath.Glob(filepath.Join(fixtureDir, PagesDir, "*.md"))
+	for _, name := range pages {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, PagesDir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, PagesDir, filepath.Base(name)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	schema, err := os.ReadFile("../../catalog/" + SchemaFile)
 	if err != nil {
 		t.Fatal(err)

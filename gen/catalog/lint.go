@@ -109,6 +109,8 @@ func Lint(c *Catalog) Problems {
 		}
 	}
 	lintDocPages(c, types, add)
+	lintPageRefs(c, add)
+	lintReplaces(c, names, add)
 
 	rnames := map[string]Pos{}
 	for _, r := range c.Resources {
@@ -361,6 +363,57 @@ func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add fun
 	if t.DryRun && seen["dry_run"] {
 		add(p, "tool %s: dry_run: true adds the dry_run argument itself; do not declare it in input", t.Name)
 	}
+	for _, tg := range t.Target {
+		switch {
+		case !TargetNames[tg]:
+			add(p, "tool %s: target %q is not one of id, ids, query; the argument naming what a tool acts on is id (one thing), ids (several) or query (a selection of mail)", t.Name, tg)
+		case !seen[tg]:
+			add(p, "tool %s: target %s is not one of its arguments; declare it in input", t.Name, tg)
+		}
+	}
+}
+
+// TargetNames are the arguments a tool's target may name: one thing, several, a selection.
+var TargetNames = map[string]bool{"id": true, "ids": true, "query": true}
+
+// lintReplaces checks the old names tools replace: each a tool name no tool
+// has now (nor the commit half of a pair), replaced by one tool only.
+func lintReplaces(c *Catalog, names map[string]Pos, add func(Pos, string, ...any)) {
+	by := map[string]string{}
+	for _, t := range c.Tools {
+		for _, old := range t.Replaces {
+			switch {
+			case !toolNameRE.MatchString(old):
+				add(t.Pos, "tool %s replaces %q, which is not a tool name (snake_case)", t.Name, old)
+			case names[old] != (Pos{}):
+				add(t.Pos, "tool %s replaces %s, which is still a tool (at %s); a replaced name is one no tool has", t.Name, old, names[old])
+			case by[old] != "":
+				add(t.Pos, "tool %s replaces %s, which %s replaces already; an old name has one replacement", t.Name, old, by[old])
+			default:
+				by[old] = t.Name
+			}
+		}
+	}
+}
+
+// Replaced maps every old tool name to the tool that replaces it. The commit
+// half of a pair replaces the old name's commit half too (OLD_commit), unless
+// that is a tool's name now.
+func (c *Catalog) Replaced() map[string]string {
+	now := map[string]bool{}
+	for _, t := range c.Registry() {
+		now[t.Name] = true
+	}
+	out := map[string]string{}
+	for _, t := range c.Tools {
+		for _, old := range t.Replaces {
+			out[old] = t.Name
+			if t.PrepareCommit && !now[old+CommitSuffix] {
+				out[old+CommitSuffix] = t.Name + CommitSuffix
+			}
+		}
+	}
+	return out
 }
 
 func lintParam(t *Tool, prm *Param, types map[string]*Type, add func(Pos, string, ...any)) {

@@ -270,6 +270,13 @@ func lintDocPages(c *Catalog, types map[string]*Type, add func(Pos, string, ...a
 	for _, w := range FixedDocPages {
 		pages[w.Name] = "a page the generator always writes"
 	}
+	for _, p := range c.Pages {
+		if prev, ok := pages[p.Name]; ok {
+			add(p.Pos, "page %s is already %s; rename the file", p.Name, prev)
+			continue
+		}
+		pages[p.Name] = "the page " + p.Pos.File
+	}
 	sorted := append([]*Type(nil), c.Types...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, t := range sorted {

@@ -1,15 +1,19 @@
 // Package schemas writes the JSON Schemas (draft 2020-12) of every tool's input
 // and output, and of the types marked schema_file: github.com/invopop/jsonschema
 // reflects the generated Go types, and the catalog's limits and descriptions are
-// laid over them. Output is self-contained (no $ref, no $defs) because some hosts
-// cannot resolve references; an argument of a declared type has that type's
-// schema inlined.
+// laid over them. Input schemas are self-contained (no $ref, no $defs) because
+// some hosts cannot resolve references; an argument of a declared type has that
+// type's schema inlined. An output schema describes each type it holds more
+// than once a single time, under $defs, and points to it with a local $ref
+// (clients validate structuredContent with it; every validator resolves a
+// reference inside the same schema).
 package schemas
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +23,7 @@ import (
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/postern-mcp/postern/gen/catalog"
+	"github.com/postern-mcp/postern/internal/toolwire"
 )
 
 // ToolTypes pairs a tool's name with values of its generated argument and result types.
@@ -49,6 +54,7 @@ func Write(catDir, outDir string, tools []ToolTypes) error {
 		return err
 	}
 	keep := map[string]bool{"index.json": true}
+	entries := map[string][]byte{}
 	for _, tt := range tools {
 		ct := byName[tt.Name]
 		if ct == nil {
@@ -62,22 +68,105 @@ func Write(catDir, outDir string, tools []ToolTypes) error {
 		if err != nil {
 			return err
 		}
-		for name, s := range map[string]map[string]any{tt.Name + ".input.json": in, tt.Name + ".output.json": out} {
+		written := map[string][]byte{}
+		for name, s := range map[string]map[string]any{"input": in, "output": out} {
 			b, err := json.MarshalIndent(s, "", "  ")
 			if err != nil {
 				return err
 			}
 			b = append(b, '\n')
-			keep[name] = true
-			if err := writeIfChanged(filepath.Join(dir, name), b); err != nil {
+			file := tt.Name + "." + name + ".json"
+			keep[file] = true
+			written[name] = b
+			if err := writeIfChanged(filepath.Join(dir, file), b); err != nil {
 				return err
 			}
 		}
+		e, err := entry(cat, ct, written["input"], written["output"])
+		if err != nil {
+			return err
+		}
+		entries[tt.Name] = e
 	}
 	if err := removeStale(dir, keep); err != nil {
 		return err
 	}
-	return writeTypes(cat, filepath.Join(dir, TypesDir), tools)
+	if err := writeTypes(cat, filepath.Join(dir, TypesDir), tools); err != nil {
+		return err
+	}
+	return checkBudgets(cat, outDir, entries)
+}
+
+// entry is the tools/list entry of registry tool ct whose schemas are the
+// files in and out, as the server writes it (internal/toolwire, the newest
+// revision). It also checks that the input schema the server lists, the
+// lean form of in, is the one the catalog's budgets were measured on.
+func entry(cat *catalog.Catalog, ct *catalog.Tool, in, out []byte) ([]byte, error) {
+	listed, err := toolwire.Listed(in)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: %w", ct.Name, err)
+	}
+	measured, err := toolwire.Marshal(cat.ListedInput(ct))
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(listed, measured) {
+		return nil, fmt.Errorf("tool %s: the input schema tools/list serves differs from the one the budgets measure (a generator bug):\nserved   %s\nmeasured %s", ct.Name, listed, measured)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, out); err != nil {
+		return nil, err
+	}
+	a := ct.Annotations
+	return toolwire.Entry(toolwire.Tool{
+		Name: ct.Name, Title: ct.Title, Description: catalog.ServedDescription(ct.Description),
+		Input: listed, Output: compact.Bytes(),
+		Annotations: toolwire.Annotations{ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld},
+	}, toolwire.Latest), nil
+}
+
+// BudgetFile is the budget table, under the output folder: every grant for
+// both kinds of client, with the wire measured (the binary's tests compare it
+// with tools/list).
+const BudgetFile = "budget.json"
+
+// Stderr is where the budget table and its warnings are printed.
+var Stderr io.Writer = os.Stderr
+
+// checkBudgets measures the wire of every grant from entries, writes
+// BudgetFile, and refuses a grant over its wire budget (only printing it
+// while budgets.enforce is false). When anything is over budget, it prints
+// the whole table.
+func checkBudgets(cat *catalog.Catalog, outDir string, entries map[string][]byte) error {
+	usage := cat.Usage()
+	var over []string
+	for i := range usage {
+		u := &usage[i]
+		var es [][]byte
+		for _, n := range u.Listed {
+			es = append(es, entries[n])
+		}
+		u.Wire = len(toolwire.ListResult(es))
+		if o := u.Over(); len(o) > 0 {
+			over = append(over, fmt.Sprintf("grant %s, client %s: %s", u.Grant, u.Client, strings.Join(o, "; ")))
+		}
+	}
+	b, err := catalog.UsageJSON(usage)
+	if err != nil {
+		return err
+	}
+	if err := writeIfChanged(filepath.Join(outDir, BudgetFile), append(b, '\n')); err != nil {
+		return err
+	}
+	if len(over) == 0 && len(cat.Warnings) == 0 {
+		return nil
+	}
+	fmt.Fprint(Stderr, "\nWhat the tool list costs (figure / budget of catalog/budgets.yaml, ! over it):\n"+catalog.FormatTable(usage))
+	if !cat.Budgets.Enforced() {
+		fmt.Fprintln(Stderr, "warning: the catalog is over budget (the table above and the warnings before it); budgets.enforce is false in catalog/budgets.yaml, so go generate goes on")
+		return nil
+	}
+	return fmt.Errorf("the tool list is over its budget (catalog/budgets.yaml):\n%s", strings.Join(over, "\n"))
 }
 
 // writeTypes writes the standalone schema of every type marked schema_file.
@@ -283,13 +372,88 @@ func Input(c *catalog.Catalog, t *catalog.Tool, args any) (map[string]any, error
 	return s, nil
 }
 
-// Output is the output schema of a tool: reflected result type plus descriptions and enums.
+// Output is the output schema of a tool: reflected result type plus
+// descriptions and enums, each type it holds more than once described once
+// (ShareTypes).
 func Output(c *catalog.Catalog, t *catalog.Tool, result any) (map[string]any, error) {
 	s, err := TypeSchema(c, c.Type(t.Output), result)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 	}
+	ShareTypes(c, c.Type(t.Output), s)
 	return s, nil
+}
+
+// ShareTypes rewrites s, the inlined schema of type ct, so that every
+// declared type it holds more than once (a row type: a message in a list and
+// in a thread, an address in from, to and cc) is described once, under
+// $defs/NAME, and each place holding it is {"$ref": "#/$defs/NAME"} (with the
+// field's own description beside it). A type held once stays inline.
+func ShareTypes(c *catalog.Catalog, ct *catalog.Type, s map[string]any) {
+	// How many places hold each type once every shared type is described
+	// once: a type's own fields are counted the first time it is met.
+	uses := map[string]int{}
+	seen := map[string]bool{ct.Name: true}
+	var count func(t *catalog.Type)
+	count = func(t *catalog.Type) {
+		for _, f := range t.Fields {
+			sub := c.Type(f.Type)
+			if sub == nil {
+				continue
+			}
+			uses[f.Type]++
+			if !seen[f.Type] {
+				seen[f.Type] = true
+				count(sub)
+			}
+		}
+	}
+	count(ct)
+	defs := map[string]any{}
+	var walk func(t *catalog.Type, s map[string]any)
+	walk = func(t *catalog.Type, s map[string]any) {
+		props, _ := s["properties"].(map[string]any)
+		for _, f := range t.Fields {
+			sub := c.Type(f.Type)
+			ps, _ := props[f.Name].(map[string]any)
+			if sub == nil || ps == nil {
+				continue
+			}
+			target := ps
+			if f.List {
+				target, _ = ps["items"].(map[string]any)
+			}
+			if target == nil {
+				continue
+			}
+			if uses[f.Type] < 2 {
+				walk(sub, target)
+				continue
+			}
+			if _, done := defs[f.Type]; !done {
+				def := make(map[string]any, len(target))
+				for k, v := range target {
+					def[k] = v
+				}
+				def["description"] = strings.TrimSpace(sub.Description)
+				defs[f.Type] = def
+				walk(sub, def)
+			}
+			ref := map[string]any{"$ref": "#/$defs/" + f.Type}
+			if f.List {
+				ps["items"] = ref
+			} else {
+				if d, ok := ps["description"]; ok {
+					ref["description"] = d
+				}
+				props[f.Name] = ref
+			}
+		}
+	}
+	walk(ct, s)
+	if len(defs) > 0 {
+		s["$defs"] = defs
+	}
 }
 
 // TypeSchema is the schema of a catalog type, whose generated Go value is v:

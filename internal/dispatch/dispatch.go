@@ -30,6 +30,7 @@ import (
 	"github.com/postern-mcp/postern/internal/answer"
 	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/audit"
+	"github.com/postern-mcp/postern/internal/toolwire"
 )
 
 // stderr is where postern's own failures go (a panic, an audit write); tests replace it.
@@ -136,7 +137,8 @@ func (g Grant) Sorted() []string {
 // Tool is a registry entry with its schemas.
 type Tool struct {
 	Spec     *generated.ToolSpec
-	Input    json.RawMessage // the input schema, as served
+	Input    json.RawMessage // the full input schema, which calls are validated against
+	Listed   json.RawMessage // the input schema as tools/list serves it (toolwire.Listed of Input)
 	Output   json.RawMessage // the output schema, as served
 	accepted []string
 
@@ -155,6 +157,7 @@ type Registry struct {
 	handlers generated.Handlers
 	audit    *audit.Batch // nil: no audit log
 	pairs    *approval.Pairs
+	replaced map[string]string // old tool name → the tool that replaces it
 }
 
 // SetApprovals makes prepare/commit pairs work; without it they refuse.
@@ -186,7 +189,7 @@ func New(h generated.Handlers) (*Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no randomness for the server's keys: %w", err)
 	}
-	r := &Registry{byName: map[string]*Tool{}, handlers: h, pairs: pairs}
+	r := &Registry{byName: map[string]*Tool{}, handlers: h, pairs: pairs, replaced: generated.Replaced}
 	for i := range generated.Tools {
 		spec := &generated.Tools[i]
 		in, err := generated.Files.ReadFile(spec.InputSchema)
@@ -201,7 +204,11 @@ func New(h generated.Handlers) (*Registry, error) {
 		if err := json.Unmarshal(in, &s); err != nil {
 			return nil, fmt.Errorf("the input schema of %s is not valid JSON: %w", spec.Name, err)
 		}
-		t := &Tool{Spec: spec, Input: compact(in), Output: compact(out), accepted: spec.Args, freeText: map[string]bool{}}
+		listed, err := toolwire.Listed(in)
+		if err != nil {
+			return nil, fmt.Errorf("the input schema of %s: %w", spec.Name, err)
+		}
+		t := &Tool{Spec: spec, Input: compact(in), Listed: listed, Output: compact(out), accepted: spec.Args, freeText: map[string]bool{}}
 		for _, name := range spec.FreeText {
 			t.freeText[name] = true
 		}
@@ -260,6 +267,35 @@ func (t *Tool) compiled() (*jsonschema.Schema, error) {
 // ErrUnknownTool is returned by Call for a name not in the registry.
 var ErrUnknownTool = errors.New("unknown tool")
 
+// ReplacedError is Call's error for the old name of a tool that was renamed
+// or merged into another: the sentence names the replacement, so that an
+// agent calls it and a person updates a host's per-tool allow-list. It is
+// also an ErrUnknownTool.
+type ReplacedError struct{ Old, New string }
+
+func (e *ReplacedError) Error() string {
+	return e.Old + " was replaced by " + e.New + ": call " + e.New + " and update any allow-list naming " + e.Old
+}
+
+// Is makes a replaced name an unknown tool too.
+func (e *ReplacedError) Is(target error) bool { return target == ErrUnknownTool }
+
+// Replaced returns the error for name when it is the old name of a tool
+// (generated.Replaced), or nil. A tool of the registry is never replaced.
+func (r *Registry) Replaced(name string) *ReplacedError {
+	if r.byName[name] != nil {
+		return nil
+	}
+	if n, ok := r.replaced[name]; ok {
+		return &ReplacedError{Old: name, New: n}
+	}
+	return nil
+}
+
+// SetReplaced replaces the map of old tool names (generated.Replaced by
+// default): for tests, which cannot add a renamed tool to the catalog.
+func (r *Registry) SetReplaced(m map[string]string) { r.replaced = m }
+
 // Result is a rendered tool result.
 type Result struct {
 	Text       string
@@ -284,6 +320,9 @@ func errorResult(format string, args ...any) *Result {
 func (r *Registry) Call(ctx context.Context, name string, raw json.RawMessage, g Grant) (*Result, error) {
 	t := r.byName[name]
 	if t == nil {
+		if e := r.Replaced(name); e != nil {
+			return nil, e
+		}
 		return nil, ErrUnknownTool
 	}
 	start := time.Now()

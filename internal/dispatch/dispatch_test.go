@@ -164,3 +164,28 @@ func TestParseGrant(t *testing.T) {
 		t.Fatalf("unknown scope accepted: %v", err)
 	}
 }
+
+// TestReplacedName: Call refuses the old name of a replaced tool with the
+// sentence naming its replacement; it is an unknown tool too, and a name the
+// registry has is never taken for an old one.
+func TestReplacedName(t *testing.T) {
+	r, err := New(failing{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetReplaced(map[string]string{"mail_get": generated.ToolMailShow, generated.ToolStatus: "mail_other"})
+	_, err = r.Call(context.Background(), "mail_get", nil, DefaultGrant())
+	var re *ReplacedError
+	if !errors.As(err, &re) || re.New != generated.ToolMailShow || !errors.Is(err, ErrUnknownTool) {
+		t.Fatalf("mail_get: %v", err)
+	}
+	if want := "mail_get was replaced by " + generated.ToolMailShow + ": call " + generated.ToolMailShow + " and update any allow-list naming mail_get"; err.Error() != want {
+		t.Errorf("the refusal: %q, want %q", err, want)
+	}
+	if r.Replaced(generated.ToolStatus) != nil || r.Replaced("mail_nothing") != nil {
+		t.Error("a tool of the registry, or a name never replaced, taken as replaced")
+	}
+	if _, err := r.Call(context.Background(), "mail_nothing", nil, DefaultGrant()); !errors.Is(err, ErrUnknownTool) || errors.As(err, &re) {
+		t.Errorf("an unknown name: %v", err)
+	}
+}

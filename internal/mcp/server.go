@@ -25,6 +25,7 @@ import (
 	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/jsonrpc"
+	"github.com/postern-mcp/postern/internal/toolwire"
 )
 
 // Error codes beyond JSON-RPC's own.
@@ -605,37 +606,19 @@ type toolKey struct {
 
 var toolCache sync.Map // toolKey → json.RawMessage
 
-// toolJSON is a tool as listed, with the fields the revision knows.
+// toolJSON is a tool as listed, with the fields the revision knows: the
+// entry package toolwire writes, the one the generator measures budgets with.
 func toolJSON(t *dispatch.Tool, rev *revision) json.RawMessage {
 	key := toolKey{t.Spec.Name, rev.Titles, rev.Annotations}
 	if b, ok := toolCache.Load(key); ok {
 		return b.(json.RawMessage)
 	}
-	type annotations struct {
-		Title           string `json:"title,omitempty"`
-		ReadOnlyHint    bool   `json:"readOnlyHint"`
-		DestructiveHint bool   `json:"destructiveHint"`
-		IdempotentHint  bool   `json:"idempotentHint"`
-		OpenWorldHint   bool   `json:"openWorldHint"`
-	}
-	type tool struct {
-		Name         string          `json:"name"`
-		Title        string          `json:"title,omitempty"`
-		Description  string          `json:"description"`
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-		Annotations  *annotations    `json:"annotations,omitempty"`
-	}
 	a := t.Spec.Annotations
-	out := tool{Name: t.Spec.Name, Description: t.Spec.Description, InputSchema: t.Input}
-	if rev.Annotations {
-		out.Annotations = &annotations{Title: t.Spec.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}
-	}
-	if rev.Titles {
-		out.Title = t.Spec.Title
-		out.OutputSchema = t.Output
-	}
-	b, _ := json.Marshal(out)
+	b := toolwire.Entry(toolwire.Tool{
+		Name: t.Spec.Name, Title: t.Spec.Title, Description: t.Spec.Description,
+		Input: t.Listed, Output: t.Output,
+		Annotations: toolwire.Annotations{ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld},
+	}, toolwire.Revision{Titles: rev.Titles, Annotations: rev.Annotations})
 	toolCache.Store(key, json.RawMessage(b))
 	return b
 }
@@ -647,6 +630,10 @@ func (s *Server) toolsCall(ctx context.Context, req *request, async bool) []byte
 		return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs params.name, the tool to call"))
 	}
 	if s.opt.Registry.Lookup(name.Str) == nil {
+		if e := s.opt.Registry.Replaced(name.Str); e != nil {
+			// A renamed or merged tool: never listed, and its old name says what to call.
+			return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, e.Error()))
+		}
 		return errorAnswer(req, protocolError(jsonrpc.CodeInvalidParams, "Unknown tool: "+strconv.Quote(name.Str)+"; call tools/list for the tools this connection offers"))
 	}
 	var args json.RawMessage
