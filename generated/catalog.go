@@ -2761,7 +2761,10 @@ var Tools = []ToolSpec{
 // Replaced maps each old tool name (catalog key replaces) to the tool that
 // replaces it: tools/list never lists an old name, and a call to one is
 // answered with an error naming its replacement.
-var Replaced = map[string]string{}
+var Replaced = map[string]string{
+	"task_complete": "task_update",
+	"task_reopen":   "task_update",
+}
 
 // ResourceSpec is a resource URI template.
 type ResourceSpec struct {
