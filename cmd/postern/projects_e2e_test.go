@@ -297,9 +297,9 @@ func list(sc map[string]any, key string) []map[string]any {
 // idArgs are the arguments that name one thing, and which of the ids each takes.
 func idArgs(ids openIDs, kept bool) map[string]string {
 	if kept {
-		return map[string]string{"id": ids.kept, "reply_to": ids.kept, "forward": ids.kept, "event": ids.event, "task": ids.task, "contact": ids.contact, "path": ids.note}
+		return map[string]string{"id": ids.kept, "event": ids.event, "task": ids.task, "contact": ids.contact, "path": ids.note}
 	}
-	return map[string]string{"id": ids.openMsg, "reply_to": ids.openMsg, "forward": ids.openMsg, "event": ids.openEvent, "task": ids.openTask, "contact": ids.openContact, "path": ids.openNote}
+	return map[string]string{"id": ids.openMsg, "event": ids.openEvent, "task": ids.openTask, "contact": ids.openContact, "path": ids.openNote}
 }
 
 // missingLike is an id of the same form as id that names nothing.
@@ -433,8 +433,8 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				tool string
 				args map[string]any
 			}{
-				{generated.ToolMailDraft, map[string]any{"reply_to": ids.kept, "body": "Yes."}},
-				{generated.ToolMailDraft, map[string]any{"reply_to": ids.reply, "body": "Yes."}},
+				{generated.ToolMailDraft, map[string]any{"id": ids.kept, "body": "Yes."}},
+				{generated.ToolMailDraft, map[string]any{"id": ids.reply, "body": "Yes."}},
 				{generated.ToolMailDraft, map[string]any{"to": []any{"lee@acme.example"}, "subject": "Hello", "body": "Hi."}},
 				{generated.ToolMailArchive, map[string]any{"ids": []any{ids.reply}}},
 				{generated.ToolMailMark, map[string]any{"ids": []any{ids.kept}, "how": "read"}},
