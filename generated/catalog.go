@@ -1191,7 +1191,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolMailList,
 		Title:         "List messages",
-		Description:   "List a folder's messages, newest first, a page at a time: filter, group by thread, pick fields or only count. To select by words, sender or date use mail_search (docs page mail).",
+		Description:   "List a folder's messages, newest first, a page at a time. To select by words, sender, flag or date use mail_search (docs page mail).",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -1202,7 +1202,7 @@ var Tools = []ToolSpec{
 		Phase:         "",
 		Pair:          "",
 		Approval:      false,
-		Args:          []string{"account", "count_only", "cursor", "fields", "flagged", "folder", "has_attachment", "limit", "threads", "unread"},
+		Args:          []string{"account", "count_only", "cursor", "fields", "folder", "limit", "threads", "unread"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newMailListArgs() },
 		NewResult:     func() any { return &MessageList{} },
@@ -1226,7 +1226,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolMailSearch,
 		Title:         "Search mail",
-		Description:   "Search mail with a query (words, from:, in:, is:unread, after:7d, OR, ( )), newest first; rows as mail_list's. The language and examples: docs page search.",
+		Description:   "Search mail with a query such as from:ann invoice after:7d, newest first; rows as mail_list's. The language: docs page search.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2839,9 +2839,9 @@ type Handlers interface {
 	Docs(ctx context.Context, args *DocsArgs) (*DocsResult, error)
 	// MailFolders: List the folders of the visible accounts with how many messages each holds and how many are unread.
 	MailFolders(ctx context.Context, args *MailFoldersArgs) (*FolderList, error)
-	// MailList: List a folder's messages, newest first, a page at a time: filter, group by thread, pick fields or only count. To select by words, sender or date use mail_search (docs page mail).
+	// MailList: List a folder's messages, newest first, a page at a time. To select by words, sender, flag or date use mail_search (docs page mail).
 	MailList(ctx context.Context, args *MailListArgs) (*MessageList, error)
-	// MailSearch: Search mail with a query (words, from:, in:, is:unread, after:7d, OR, ( )), newest first; rows as mail_list's. The language and examples: docs page search.
+	// MailSearch: Search mail with a query such as from:ann invoice after:7d, newest first; rows as mail_list's. The language: docs page search.
 	MailSearch(ctx context.Context, args *MailSearchArgs) (*MessageList, error)
 	// MailSenders: Count messages by sender address or domain, most first, optionally within a folder or a query (docs page search).
 	MailSenders(ctx context.Context, args *MailSendersArgs) (*SenderList, error)
@@ -3264,25 +3264,20 @@ type MailListArgs struct {
 	Cursor *string `json:"cursor,omitempty"`
 	// true: only unread; false: only read.
 	Unread *bool `json:"unread,omitempty"`
-	// true: only flagged; false: only unflagged.
-	Flagged *bool `json:"flagged,omitempty"`
-	// Only messages with attachments.
-	HasAttachment bool `json:"has_attachment,omitempty"`
-	// One row per thread, with thread_size.
+	// One row per thread.
 	Threads bool `json:"threads,omitempty"`
 	// Fields besides id (default: all but size).
 	Fields []string `json:"fields,omitempty"`
-	// Only count; return no rows.
+	// Only count the matches.
 	CountOnly bool `json:"count_only,omitempty"`
 }
 
 func newMailListArgs() *MailListArgs {
 	return &MailListArgs{
-		Folder:        "INBOX",
-		Limit:         50,
-		HasAttachment: false,
-		Threads:       false,
-		CountOnly:     false,
+		Folder:    "INBOX",
+		Limit:     50,
+		Threads:   false,
+		CountOnly: false,
 	}
 }
 
@@ -3294,11 +3289,11 @@ type MailSearchArgs struct {
 	Limit int `json:"limit,omitempty"`
 	// The previous page's next_cursor.
 	Cursor *string `json:"cursor,omitempty"`
-	// One row per thread, with thread_size.
+	// One row per thread.
 	Threads bool `json:"threads,omitempty"`
 	// Fields besides id (default: all but size).
 	Fields []string `json:"fields,omitempty"`
-	// Only count; return no rows.
+	// Only count the matches.
 	CountOnly bool `json:"count_only,omitempty"`
 }
 
