@@ -161,7 +161,7 @@ const (
 
 // Scope names, in catalog order.
 const (
-	// ScopeRead is "read": Read mail metadata.
+	// ScopeRead is "read": Read mail metadata, calendars, tasks and contacts.
 	ScopeRead = "read"
 	// ScopeReadHeaders is "read:headers": Read message headers.
 	ScopeReadHeaders = "read:headers"
@@ -215,11 +215,11 @@ const (
 
 // Preset names, in catalog order.
 const (
-	// PresetMetadata is "metadata": Sees folders, senders, subjects and dates, and searches them; cannot read a message's text, its headers or its attachments, and cannot write anything.
+	// PresetMetadata is "metadata": Sees your mail's folders, senders, subjects and dates, your calendars, tasks and contacts, and note titles; cannot read a message's text or attachments or a note, and cannot write anything.
 	PresetMetadata = "metadata"
-	// PresetReader is "reader": Reads and searches your mail, text and headers included (codes and card numbers masked); cannot write a draft, change a message or send.
+	// PresetReader is "reader": Reads and searches your mail (text and headers too, codes and card numbers masked), calendars, tasks, contacts and notes; cannot write a draft, an event, a task or a note, or send.
 	PresetReader = "reader"
-	// PresetAssistant is "assistant": Reads and searches your mail, saves drafts for you to review, and may archive, move, mark and delete messages, each with a dry run and an undo; cannot send.
+	// PresetAssistant is "assistant": Reads your mail, calendars, tasks, contacts and notes; saves drafts; files and deletes mail and writes events and tasks, each undoable; adds notes; asks before unsubscribing; cannot send.
 	PresetAssistant = "assistant"
 )
 
@@ -261,17 +261,17 @@ type ScopeSpec struct {
 
 // Scopes is every scope, in catalog order.
 var Scopes = []ScopeSpec{
-	{Name: ScopeRead, Title: "Read mail metadata", Description: "Folders, senders, recipients, subjects, dates, flags, note titles and this server's own status and docs; search matches these words only, never attachment names, body text or note text.", Default: true},
+	{Name: ScopeRead, Title: "Read mail metadata, calendars, tasks and contacts", Description: "Mail folders, senders, recipients, subjects, dates and flags; calendars, events, tasks and contacts; note titles; this server's status and docs. Search matches these words only, never body text, attachment names or note text.", Default: true},
 	{Name: ScopeReadHeaders, Title: "Read message headers", Description: "The full header block of a message, cleaned and masked.", Default: false},
-	{Name: ScopeReadBodies, Title: "Read message bodies", Description: "Message text, attachment names, types and sizes, the text of text-like attachments and of notes, framed as data and masked; words of bodies, attachment names and notes' text in search.", Default: false, SearchesBodies: true},
+	{Name: ScopeReadBodies, Title: "Read message bodies", Description: "Message text, attachment names, types and sizes, the text of text-like attachments and of notes, framed as data and masked; search then matches body words, attachment names and note text too.", Default: false, SearchesBodies: true},
 	{Name: ScopeDraftsWrite, Title: "Write drafts", Description: "Save new messages, replies and forwards into the account's Drafts folder; never sends.", Default: false},
 	{Name: ScopeRulesPropose, Title: "Propose rules", Description: "Propose mail rules that the person reviews and approves before they take effect.", Default: false},
 	{Name: ScopeRulesWrite, Title: "Write rules", Description: "Create, change and remove mail rules without a separate review.", Default: false},
-	{Name: ScopeMailModify, Title: "Modify mail", Description: "Archive, move, mark, junk and delete messages (delete keeps a backup), each with a dry run first and an undo after; purging backups waits for the person.", Default: false},
-	{Name: ScopeMailSend, Title: "Send mail", Description: "Send messages and drafts through a prepare/commit pair that the person approves.", Default: false},
+	{Name: ScopeMailModify, Title: "Modify mail", Description: "Archive, move, mark, junk and delete messages (delete keeps a backup), each with a dry run first and an undo after; unsubscribing from a list and purging backups wait for the person.", Default: false},
+	{Name: ScopeMailSend, Title: "Send mail", Description: "Send messages, replies, forwards and saved drafts, and answer meeting invitations; the person approves each before it leaves.", Default: false},
 	{Name: ScopeFilesWrite, Title: "Write files", Description: "Save attachments into the configured save folder, never overwriting a file.", Default: false},
-	{Name: ScopeCalendarWrite, Title: "Write calendar", Description: "Create, update and cancel calendar events.", Default: false},
-	{Name: ScopeTasksWrite, Title: "Write tasks", Description: "Create, update and complete tasks.", Default: false},
+	{Name: ScopeCalendarWrite, Title: "Write calendar", Description: "Create, update and cancel calendar events, each with a dry run and an undo; no invitation is ever sent.", Default: false},
+	{Name: ScopeTasksWrite, Title: "Write tasks", Description: "Create, update, complete, reopen and delete tasks, each with a dry run and an undo.", Default: false},
 	{Name: ScopeNotesWrite, Title: "Write notes", Description: "Add notes to the notes folder, never replacing one.", Default: false},
 }
 
@@ -287,9 +287,9 @@ type PresetSpec struct {
 
 // Presets is every preset, in catalog order.
 var Presets = []PresetSpec{
-	{Name: PresetMetadata, Scopes: []string{ScopeRead}, Line: "Sees folders, senders, subjects and dates, and searches them; cannot read a message's text, its headers or its attachments, and cannot write anything.", Untooled: nil},
-	{Name: PresetReader, Scopes: []string{ScopeRead, ScopeReadHeaders, ScopeReadBodies}, Line: "Reads and searches your mail, text and headers included (codes and card numbers masked); cannot write a draft, change a message or send.", Untooled: nil},
-	{Name: PresetAssistant, Scopes: []string{ScopeRead, ScopeReadHeaders, ScopeReadBodies, ScopeDraftsWrite, ScopeMailModify}, Line: "Reads and searches your mail, saves drafts for you to review, and may archive, move, mark and delete messages, each with a dry run and an undo; cannot send.", Untooled: nil},
+	{Name: PresetMetadata, Scopes: []string{ScopeRead}, Line: "Sees your mail's folders, senders, subjects and dates, your calendars, tasks and contacts, and note titles; cannot read a message's text or attachments or a note, and cannot write anything.", Untooled: nil},
+	{Name: PresetReader, Scopes: []string{ScopeRead, ScopeReadHeaders, ScopeReadBodies}, Line: "Reads and searches your mail (text and headers too, codes and card numbers masked), calendars, tasks, contacts and notes; cannot write a draft, an event, a task or a note, or send.", Untooled: nil},
+	{Name: PresetAssistant, Scopes: []string{ScopeRead, ScopeReadHeaders, ScopeReadBodies, ScopeDraftsWrite, ScopeMailModify, ScopeCalendarWrite, ScopeTasksWrite, ScopeNotesWrite}, Line: "Reads your mail, calendars, tasks, contacts and notes; saves drafts; files and deletes mail and writes events and tasks, each undoable; adds notes; asks before unsubscribing; cannot send.", Untooled: nil},
 }
 
 // DefaultPreset is the preset an interactive setup offers first.
