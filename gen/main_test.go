@@ -378,7 +378,7 @@ func TestCheckGeneratedFailsWhenStale(t *testing.T) {
 	}
 	core := filepath.Join(copyDir, "catalog/core.yaml")
 	b, _ := os.ReadFile(core)
-	edited := strings.Replace(string(b), "Report postern's version", "Report the version of postern", 1)
+	edited := strings.Replace(string(b), "Show postern's version", "Show the version of postern", 1)
 	if edited == string(b) {
 		t.Fatal("the edit changed nothing")
 	}

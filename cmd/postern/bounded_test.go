@@ -180,7 +180,7 @@ func TestLongListsAreCut(t *testing.T) {
 	if len(seen) != n || pages < 2 {
 		t.Fatalf("%d pages showed %d of %d messages; want more than one page and every message", pages, len(seen), n)
 	}
-	_, with := bigCall(t, s, "mail_list", map[string]any{"has_attachment": true, "fields": []string{"attachments"}})
+	_, with := bigCall(t, s, "mail_search", map[string]any{"query": "has:attachment", "fields": []string{"attachments"}})
 	id := with["messages"].([]any)[0].(map[string]any)["id"].(string)
 	_, thread := bigCall(t, s, "mail_thread", map[string]any{"id": id})
 	if thread["truncated"] != true {

@@ -214,9 +214,9 @@ func demoSession(reg *dispatch.Registry, count int, stdout io.Writer) error {
 		{"A thread of three messages, the person's own reply in Sent among them",
 			generated.ToolMailThread, map[string]any{"id": ids["thread"]}},
 		{"A draft reply, prepared and not saved: a preview, and a token for " + generated.ToolMailDraftCommit,
-			generated.ToolMailDraft, map[string]any{"reply_to": ids["thread"], "body": "Yes, please go ahead with the second printer. Thank you!\n\nSam"}},
+			generated.ToolMailDraft, map[string]any{"id": ids["thread"], "body": "Yes, please go ahead with the second printer. Thank you!\n\nSam"}},
 		{"Sending is refused: the grant lacks " + generated.ScopeMailSend + ", and the answer names it",
-			generated.ToolMailSend, map[string]any{"reply_to": ids["thread"], "body": "Yes, please go ahead with the second printer. Thank you!\n\nSam"}},
+			generated.ToolMailSend, map[string]any{"id": ids["thread"], "body": "Yes, please go ahead with the second printer. Thank you!\n\nSam"}},
 	}
 	for _, s := range steps {
 		if _, err := call(s.heading, s.tool, s.args); err != nil {

@@ -179,7 +179,7 @@ func TestHostileCorpusThroughEveryTool(t *testing.T) {
 	previews := 0
 	for _, m := range msgs {
 		id := m.(map[string]any)["id"].(string)
-		if r := call("mail_draft", map[string]any{"reply_to": id, "reply_all": true, "body": "Noted."}); r["isError"] == false {
+		if r := call("mail_draft", map[string]any{"id": id, "reply_all": true, "body": "Noted."}); r["isError"] == false {
 			previews++
 		}
 	}

@@ -315,7 +315,7 @@ func idArgs(tool string, ids openIDs, kept bool) map[string]string {
 	case generated.ToolNoteRead:
 		id = pick(ids.note, ids.openNote)
 	}
-	return map[string]string{"id": id, "reply_to": msg, "forward": msg}
+	return map[string]string{"id": id}
 }
 
 // missingLike is an id of the same form as id that names nothing.
@@ -449,8 +449,8 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				tool string
 				args map[string]any
 			}{
-				{generated.ToolMailDraft, map[string]any{"reply_to": ids.kept, "body": "Yes."}},
-				{generated.ToolMailDraft, map[string]any{"reply_to": ids.reply, "body": "Yes."}},
+				{generated.ToolMailDraft, map[string]any{"id": ids.kept, "body": "Yes."}},
+				{generated.ToolMailDraft, map[string]any{"id": ids.reply, "body": "Yes."}},
 				{generated.ToolMailDraft, map[string]any{"to": []any{"lee@acme.example"}, "subject": "Hello", "body": "Hi."}},
 				{generated.ToolMailArchive, map[string]any{"ids": []any{ids.reply}}},
 				{generated.ToolMailMark, map[string]any{"ids": []any{ids.kept}, "how": "read"}},

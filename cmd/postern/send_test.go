@@ -225,7 +225,7 @@ func TestDraftReplyLandsInThread(t *testing.T) {
 	mb := newMailbox(t, "host")
 	cs := mb.connect(t, "read,read:bodies,drafts:write", nil)
 	idB := messageID(t, cs, "subject:friday from:dave")
-	args := map[string]any{"reply_to": idB, "reply_all": true, "body": "Friday at noon suits me.\nSee you there."}
+	args := map[string]any{"id": idB, "reply_all": true, "body": "Friday at noon suits me.\nSee you there."}
 	prep, text, isErr := call(t, cs, "mail_draft", args)
 	if isErr {
 		t.Fatalf("mail_draft: %s", text)
@@ -301,7 +301,7 @@ func TestDraftReplyLandsInThread(t *testing.T) {
 	}
 	// A forward: Fwd: once, the original's text after the agent's, threaded by References only.
 	fwdTo := smtptest.Addr("fwd")
-	fargs := map[string]any{"forward": idB, "to": []any{fwdTo}, "body": "For your calendar."}
+	fargs := map[string]any{"id": idB, "forward": true, "to": []any{fwdTo}, "body": "For your calendar."}
 	prep, text, isErr = call(t, cs, "mail_draft", fargs)
 	if isErr {
 		t.Fatalf("mail_draft forward: %s", text)
@@ -680,8 +680,8 @@ func TestNothingLeavesWithoutMailSend(t *testing.T) {
 			t.Errorf("%s without mail:send answered %q", spec.Name, text)
 		}
 	}
-	if sendTools < 4 {
-		t.Fatalf("only %d tools send; the registry should hold mail_send and mail_send_draft with their commits", sendTools)
+	if sendTools < 2 {
+		t.Fatalf("only %d tools send; the registry should hold mail_send and its commit", sendTools)
 	}
 	// Every other tool that writes: a draft is saved, never sent.
 	args := map[string]any{"to": []any{rcpt}, "subject": "Only a draft", "body": "Never sent."}
@@ -831,8 +831,9 @@ func TestPairAnswersValidate(t *testing.T) {
 	cs := mb.connect(t, allScopes(), nil)
 	schemas := outputSchemas(t, cs)
 	rcpt := smtptest.Addr("valid")
-	// Arguments per pair, in the order they run (mail_send_draft sends the draft mail_draft saved).
-	order := []string{"calendar_respond", "mail_backups_purge", "mail_unsubscribe", "mail_draft", "mail_send", "mail_send_draft", "rules_push"}
+	// Arguments per pair, in the order they run ("mail_send draft" sends the draft mail_draft
+	// saved); a key of two words is a second call of the pair its first word names.
+	order := []string{"calendar_respond", "mail_backups_purge", "mail_unsubscribe", "mail_draft", "mail_send", "mail_send draft", "rules_push"}
 	args := map[string]func() map[string]any{
 		"mail_unsubscribe": func() map[string]any {
 			mb.user.AddMessage(t, "INBOX", []byte("From: News <news@example.test>\r\nTo: me@example.test\r\nSubject: Weekly news\r\nList-Id: <news.example.test>\r\nList-Unsubscribe: <mailto:"+smtptest.Addr("unsub")+"?subject=unsubscribe>\r\nMessage-ID: <weekly@example.test>\r\n\r\nNews.\r\n"), "")
@@ -853,7 +854,7 @@ func TestPairAnswersValidate(t *testing.T) {
 			return map[string]any{"to": []any{rcpt}, "cc": []any{smtptest.Addr("cc")}, "subject": "Valid", "body": "Checked against its schema."}
 		},
 		"mail_send": func() map[string]any {
-			return map[string]any{"reply_to": messageID(t, cs, "subject:friday from:dave"), "body": "Noon it is."}
+			return map[string]any{"id": messageID(t, cs, "subject:friday from:dave"), "body": "Noon it is."}
 		},
 		"calendar_respond": func() map[string]any {
 			// No CalDAV account here: the reply is sent and no calendar copy is kept (the
@@ -862,14 +863,14 @@ func TestPairAnswersValidate(t *testing.T) {
 			mb.sync(t)
 			return map[string]any{"id": messageID(t, cs, `subject:"Design review"`), "answer": "tentative"}
 		},
-		"mail_send_draft": func() map[string]any {
+		"mail_send draft": func() map[string]any {
 			mb.sync(t)
 			sc, text, _ := call(t, cs, "mail_list", map[string]any{"folder": "Drafts"})
 			msgs, _ := sc["messages"].([]any)
 			if len(msgs) != 1 {
 				t.Fatalf("Drafts lists %d messages: %s", len(msgs), text)
 			}
-			return map[string]any{"id": msgs[0].(map[string]any)["id"]}
+			return map[string]any{"id": msgs[0].(map[string]any)["id"], "draft": true}
 		},
 		// nil when the test Dovecot has no ManageSieve (TestRulesPushPair says so).
 		"rules_push": func() map[string]any { return pushable(t, mb) },
@@ -883,11 +884,16 @@ func TestPairAnswersValidate(t *testing.T) {
 			}
 		}
 	}
-	if pairs != len(order) {
-		t.Fatalf("%d pairs in the registry, %d in this test", pairs, len(order))
+	tools := map[string]bool{}
+	for _, key := range order {
+		tools[strings.Fields(key)[0]] = true
 	}
-	for _, name := range order {
-		a := args[name]()
+	if pairs != len(tools) {
+		t.Fatalf("%d pairs in the registry, %d in this test", pairs, len(tools))
+	}
+	for _, key := range order {
+		name := strings.Fields(key)[0]
+		a := args[key]()
 		if a == nil {
 			continue
 		}
@@ -896,14 +902,14 @@ func TestPairAnswersValidate(t *testing.T) {
 			t.Fatalf("%s: %s", name, text)
 		}
 		if err := compile(t, schemas[name]).Validate(anyJSON(prep)); err != nil {
-			t.Errorf("%s: %v", name, err)
+			t.Errorf("%s: %v", key, err)
 		}
 		res, text, isErr := call(t, cs, name+"_commit", with(a, "token", prep["token"]))
 		if isErr {
-			t.Fatalf("%s_commit: %s", name, text)
+			t.Fatalf("%s (commit): %s", key, text)
 		}
 		if err := compile(t, schemas[name+"_commit"]).Validate(anyJSON(res)); err != nil {
-			t.Errorf("%s_commit: %v", name, err)
+			t.Errorf("%s (commit): %v", key, err)
 		}
 	}
 	// The draft went out as it was, and left Drafts for Sent.
@@ -952,5 +958,42 @@ func TestSendExpiredToken(t *testing.T) {
 	}
 	if n := len(mb.smtp.Messages(t, rcpt)); n != 0 {
 		t.Fatalf("an expired token sent %d messages", n)
+	}
+}
+
+// TestComposeArgumentsRefused: id names the message a draft or a send answers, forward and
+// reply_all say how, and draft: true sends a saved draft as it is. A combination that says two
+// things, or leaves out what it needs, is refused with a sentence naming the argument, before
+// anything is prepared; nothing is saved and nothing leaves.
+func TestComposeArgumentsRefused(t *testing.T) {
+	mb := newMailbox(t, "host")
+	cs := mb.connect(t, "read,read:bodies,drafts:write,mail:send", nil)
+	orig := messageID(t, cs, "subject:friday from:dave")
+	rcpt := smtptest.Addr("refused")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		says string
+	}{
+		{"mail_draft", map[string]any{"id": orig, "forward": true, "reply_all": true, "to": []any{rcpt}, "body": "x"}, "give reply_all or forward, not both"},
+		{"mail_send", map[string]any{"id": orig, "forward": true, "reply_all": true, "to": []any{rcpt}, "body": "x"}, "give reply_all or forward, not both"},
+		{"mail_draft", map[string]any{"forward": true, "to": []any{rcpt}, "subject": "s", "body": "x"}, "need id, the message to reply to or forward"},
+		{"mail_send", map[string]any{"reply_all": true, "to": []any{rcpt}, "subject": "s", "body": "x"}, "need id, the message to reply to or forward"},
+		{"mail_draft", map[string]any{"id": orig, "forward": true, "body": "x"}, "a forward needs its recipients in to"},
+		{"mail_send", map[string]any{"to": []any{rcpt}, "subject": "s"}, "body is missing"},
+		{"mail_send", map[string]any{"draft": true}, "give its message id in id"},
+		{"mail_send", map[string]any{"id": orig, "draft": true, "body": "x", "to": []any{rcpt}}, "takes only id; leave out body, to"},
+		{"mail_send", map[string]any{"id": orig, "draft": true}, "not in the Drafts folder"},
+	} {
+		sc, text, isErr := call(t, cs, c.tool, c.args)
+		if !isErr || !strings.Contains(strings.ToLower(text), strings.ToLower(c.says)) || sc["token"] != nil {
+			t.Errorf("%s %v: answered %q, want a refusal saying %q", c.tool, c.args, text, c.says)
+		}
+	}
+	if d := imapMessages(t, mb.user, "Drafts"); len(d) != 0 {
+		t.Errorf("Drafts holds %d messages after refused calls", len(d))
+	}
+	if got := mb.smtp.Messages(t, rcpt); len(got) != 0 {
+		t.Errorf("%d messages left for %s after refused calls", len(got), rcpt)
 	}
 }

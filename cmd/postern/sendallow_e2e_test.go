@@ -52,7 +52,7 @@ func TestSendAllowList(t *testing.T) {
 	refusedBefore("*@*.allowed.test does not take allowed.test itself", sc, text, isErr, "x@allowed.test")
 	// A reply goes to the original's sender, who is not on the list.
 	orig := messageID(t, cs, `subject:"Re: Lunch"`)
-	sc, text, isErr = call(t, cs, "mail_send", map[string]any{"reply_to": orig, "body": "Yes."})
+	sc, text, isErr = call(t, cs, "mail_send", map[string]any{"id": orig, "body": "Yes."})
 	refusedBefore("a reply", sc, text, isErr, mb.dave)
 	// A saved draft to a stranger: mail_draft saves it (drafts do not send); sending it is refused.
 	d := map[string]any{"to": []any{outside}, "subject": "Draft out", "body": "Hi."}
@@ -65,8 +65,8 @@ func TestSendAllowList(t *testing.T) {
 	}
 	mb.sync(t)
 	draft := messageID(t, cs, `in:Drafts subject:"Draft out"`)
-	sc, text, isErr = call(t, cs, "mail_send_draft", map[string]any{"id": draft})
-	refusedBefore("mail_send_draft", sc, text, isErr, outside)
+	sc, text, isErr = call(t, cs, "mail_send", map[string]any{"id": draft, "draft": true})
+	refusedBefore("mail_send of a draft", sc, text, isErr, outside)
 
 	// Inside the list, it sends; a subdomain pattern lets a subdomain in.
 	sub := "team@mail.allowed.test"

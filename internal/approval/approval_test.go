@@ -82,7 +82,7 @@ func TestRedeemOnce(t *testing.T) {
 			return s.Redeem(tok, changed(func(x *Binding) { x.Account = "home" }))
 		}},
 		{"another tool", func(s *Store, c *clock, tok string) error {
-			return s.Redeem(tok, changed(func(x *Binding) { x.Tool = "mail_send_draft" }))
+			return s.Redeem(tok, changed(func(x *Binding) { x.Tool = "mail_draft" }))
 		}},
 		{"another effect", func(s *Store, c *clock, tok string) error {
 			return s.Redeem(tok, changed(func(x *Binding) { x.Effect = "delete" }))

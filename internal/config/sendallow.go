@@ -10,7 +10,7 @@ type Send struct {
 	// Allow, when not empty, is every recipient a send may reach: an address
 	// ("bob@example.org"), every address of a domain ("*@example.com") or of a
 	// domain and its subdomains ("*@*.example.com" adds them to "*@example.com").
-	// Compared without regard to case. mail_send, mail_send_draft and a mailto
+	// Compared without regard to case. mail_send (a draft too) and a mailto
 	// unsubscribe refuse any other recipient before their preview.
 	Allow []string `toml:"allow,omitempty"`
 }

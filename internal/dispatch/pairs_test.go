@@ -54,10 +54,6 @@ func (h actions) RulesPush(_ context.Context, a *generated.RulesPushArgs) (*gene
 	return h.action(a)
 }
 
-func (h actions) MailSendDraft(_ context.Context, a *generated.MailSendDraftArgs) (*generated.Action, error) {
-	return h.action(a)
-}
-
 func pairArgs(t *testing.T, tool *Tool) map[string]any {
 	var m map[string]any
 	json.Unmarshal(validArgs(t, tool), &m)

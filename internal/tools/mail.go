@@ -387,7 +387,7 @@ func (s *Service) MailList(ctx context.Context, a *generated.MailListArgs) (*gen
 	}
 	// The folder is found by the store in any case and with / or . as the
 	// separator; a name that fits no folder is a store.FolderError naming the nearest.
-	f := &store.Filter{Accounts: accts, Folder: a.Folder, Unread: a.Unread, Flagged: a.Flagged, HasAttachment: a.HasAttachment,
+	f := &store.Filter{Accounts: accts, Folder: a.Folder, Unread: a.Unread,
 		Threads: a.Threads, Before: before, Limit: a.Limit}
 	return s.page(ctx, f, a.Fields, a.CountOnly)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"mime"
 	"net/mail"
+	"sort"
 	"strings"
 	"time"
 
@@ -32,9 +33,18 @@ func (s *Service) MailDraft(ctx context.Context, a *generated.MailDraftArgs) (*g
 		})
 }
 
-// MailSend implements mail_send and mail_send_commit.
+// MailSend implements mail_send and mail_send_commit: a new message, a reply or a
+// forward built from the arguments, or, with draft, a draft saved in the Drafts folder
+// sent exactly as it is.
 func (s *Service) MailSend(ctx context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
-	d := generated.MailDraftArgs(*a) // the same arguments, by the catalog's YAML anchor
+	if a.Draft {
+		return s.sendDraftAction(ctx, a)
+	}
+	if a.Body == nil {
+		return nil, errors.New("body is missing: give your text in body (only draft: true sends without one)")
+	}
+	d := generated.MailDraftArgs{ID: a.ID, ReplyAll: a.ReplyAll, Forward: a.Forward, To: a.To, Cc: a.Cc, Bcc: a.Bcc,
+		Subject: a.Subject, Body: *a.Body, Account: a.Account}
 	return s.messageAction(ctx, &d, "send", "send a message",
 		func(ctx context.Context, acct config.Account, m compose.Message) (any, error) {
 			return s.send(ctx, acct, m)
@@ -59,9 +69,25 @@ func (s *Service) messageAction(ctx context.Context, a *generated.MailDraftArgs,
 	}, nil
 }
 
-// MailSendDraft implements mail_send_draft and mail_send_draft_commit.
-func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftArgs) (*generated.Action, error) {
-	st, r, err := s.message(ctx, a.ID)
+// sendDraftAction is mail_send with draft: the saved draft id, sent as it is. Every other
+// argument would change a message the person already reviewed, so any is refused.
+func (s *Service) sendDraftAction(ctx context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
+	if a.ID == nil {
+		return nil, errors.New("draft: true sends the saved draft named by id; give its message id in id")
+	}
+	var extra []string
+	for name, given := range map[string]bool{"reply_all": a.ReplyAll, "forward": a.Forward, "to": a.To != nil, "cc": a.Cc != nil,
+		"bcc": a.Bcc != nil, "subject": a.Subject != nil, "body": a.Body != nil, "account": a.Account != nil} {
+		if given {
+			extra = append(extra, name)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		return nil, fmt.Errorf("draft: true sends the saved draft exactly as it is, so it takes only id; leave out %s, or save a new draft with %s", strings.Join(extra, ", "), generated.ToolMailDraft)
+	}
+	id := *a.ID
+	st, r, err := s.message(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +98,7 @@ func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftA
 	if role, err := folderRole(ctx, st, r.Account, r.Folder); err != nil {
 		return nil, err
 	} else if role != "drafts" {
-		return nil, fmt.Errorf("message %s is in %s, not in the Drafts folder; only a saved draft can be sent with %s", a.ID, r.Folder, generated.ToolMailSendDraft)
+		return nil, fmt.Errorf("message %s is in %s, not in the Drafts folder; only a saved draft can be sent with draft: true", id, r.Folder)
 	}
 	raw, err := fetchRaw(ctx, acct, r)
 	if err != nil {
@@ -92,7 +118,7 @@ func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftA
 	}
 	sum := sha256.Sum256(raw)
 	p := &generated.Prepared{
-		Action: "send the saved draft " + a.ID, From: d.from, To: d.to, Cc: d.cc, Bcc: d.bcc,
+		Action: "send the saved draft " + id, From: d.from, To: d.to, Cc: d.cc, Bcc: d.bcc,
 		Subject: d.subject, InReplyTo: d.inReplyTo, BodyDigest: "sha256:" + hex.EncodeToString(sum[:]),
 	}
 	if b, err := st.Body(ctx, r.ID); err == nil {
@@ -115,11 +141,11 @@ func (s *Service) MailSendDraft(ctx context.Context, a *generated.MailSendDraftA
 // compose checks the arguments of mail_draft or mail_send and builds the message.
 func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sending bool) (config.Account, compose.Message, error) {
 	var m compose.Message
-	if a.ReplyTo != nil && a.Forward != nil {
-		return config.Account{}, m, errors.New("give reply_to or forward, not both")
+	if a.ReplyAll && a.Forward {
+		return config.Account{}, m, errors.New("give reply_all or forward, not both: a forward goes only to the recipients in to")
 	}
-	if a.ReplyAll && a.ReplyTo == nil {
-		return config.Account{}, m, errors.New("reply_all needs reply_to, the message to reply to")
+	if a.ID == nil && (a.ReplyAll || a.Forward) {
+		return config.Account{}, m, errors.New("reply_all and forward need id, the message to reply to or forward")
 	}
 	to, err := compose.ParseList("to", a.To)
 	if err != nil {
@@ -142,17 +168,15 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 		return config.Account{}, m, err
 	}
 	origID := ""
-	if a.ReplyTo != nil {
-		origID = *a.ReplyTo
-	} else if a.Forward != nil {
-		origID = *a.Forward
+	if a.ID != nil {
+		origID = *a.ID
 	}
 	var orig *compose.Original
 	accountName := ""
 	if a.Account != nil {
 		accountName = *a.Account
 	}
-	if origID != "" {
+	if a.ID != nil {
 		o, account, err := s.original(ctx, origID)
 		if err != nil {
 			return config.Account{}, m, err
@@ -168,9 +192,9 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 	}
 	own := ownAddresses(acct)
 	switch {
-	case a.ReplyTo != nil:
+	case orig != nil && !a.Forward:
 		m, err = compose.Reply(*orig, own, a.ReplyAll, a.Body, to, cc)
-	case a.Forward != nil:
+	case orig != nil:
 		if len(to) == 0 {
 			return acct, m, errors.New("a forward needs its recipients in to")
 		}
