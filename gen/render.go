@@ -225,6 +225,9 @@ type toolView struct {
 	PrepareParams   []*paramView
 	// Approval says, on a commit half, whether the person is asked first.
 	Approval bool
+	// OneCallDescription is, on a prepare half, the catalog's description:
+	// what a client that can ask the person reads, where one call does it all.
+	OneCallDescription string
 }
 
 type paramView struct {
@@ -340,6 +343,7 @@ func newModel(c *catalog.Catalog) *model {
 		prep, commit := catalog.ExpandPair(t)
 		pv, cv := newToolView(c, prep, types, pageOf), newToolView(c, commit, types, pageOf)
 		pv.Phase, pv.Pair = catalog.PhasePrepare, commit.Name
+		pv.OneCallDescription = strings.TrimSpace(t.Description)
 		cv.Phase, cv.Pair = catalog.PhaseCommit, prep.Name
 		cv.PrepareGoName, cv.PrepareArgsType, cv.PrepareParams = pv.GoName, pv.ArgsType, pv.Params
 		cv.Approval = catalog.AsksPerson(t.Effect)

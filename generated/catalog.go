@@ -340,6 +340,10 @@ type ToolSpec struct {
 	Pair  string
 	// Approval is set on a commit half whose effect the person approves first.
 	Approval bool
+	// OneCallDesc is, on a prepare half, what a client that can ask the
+	// person is offered instead of Description: there the call prepares, asks
+	// the person when its commit would and runs, and the commit is not listed.
+	OneCallDesc string
 	// Args are the names of the tool's arguments, sorted.
 	Args []string
 	// FreeText are the arguments that hold free text, sorted: the audit log
@@ -712,6 +716,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolCalendarRespondCommit,
 		Approval:      false,
+		OneCallDesc:   "Answer a meeting invitation received by mail (a message whose row has invitation: request): send the organiser an iMIP reply (accepted, tentative or declined) through the account's SMTP server, keep a copy in Sent and, unless declined, put the event in the person's calendar. Needs calendar:write as well. The person approves before anything leaves.",
 		Args:          []string{"answer", "calendar", "id"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newCalendarRespondArgs() },
@@ -1486,6 +1491,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailDraftCommit,
 		Approval:      false,
+		OneCallDesc:   "Save a new message, a reply (reply_to), a reply to all (reply_all) or a forward (forward) into the account's Drafts folder, where the person can review and send it. Never sends. Replies keep their thread and never go to the person's own addresses.",
 		Args:          []string{"account", "bcc", "body", "cc", "forward", "reply_all", "reply_to", "subject", "to"},
 		FreeText:      []string{"body", "subject"},
 		NewArgs:       func() any { return newMailDraftArgs() },
@@ -1566,6 +1572,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailSendCommit,
 		Approval:      false,
+		OneCallDesc:   "Send a new message, a reply (reply_to), a reply to all or a forward through the account's SMTP server, and keep a copy in Sent. Takes the same arguments as mail_draft. The person approves before anything leaves.",
 		Args:          []string{"account", "bcc", "body", "cc", "forward", "reply_all", "reply_to", "subject", "to"},
 		FreeText:      []string{"body", "subject"},
 		NewArgs:       func() any { return newMailSendArgs() },
@@ -1646,6 +1653,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailSendDraftCommit,
 		Approval:      false,
+		OneCallDesc:   "Send a message saved in the Drafts folder exactly as it is, keep a copy in Sent and remove the draft. The person approves before anything leaves.",
 		Args:          []string{"id"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newMailSendDraftArgs() },
@@ -2033,6 +2041,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailBackupsPurgeCommit,
 		Approval:      false,
+		OneCallDesc:   "Remove for good the backups older than the account's retention (30 days unless [backups] retention_days says otherwise), the texts kept to undo event and task changes included. Cannot be undone; the person approves.",
 		Args:          []string{"account"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newMailBackupsPurgeArgs() },
@@ -2175,6 +2184,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailUnsubscribeCommit,
 		Approval:      false,
+		OneCallDesc:   "Leave the mailing list a message comes from (rows with list: true): an RFC 8058 one-click POST when the list offers one (one_click: true), else a message to its unsubscribe address through the account's SMTP server. The preview says which request goes where; the person approves. A list that offers only a web page gets its link for the person, and nothing is sent.",
 		Args:          []string{"id"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newMailUnsubscribeArgs() },
@@ -2772,6 +2782,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolRulesPushCommit,
 		Approval:      false,
+		OneCallDesc:   "Install one account's enabled rules on its mail server as one Sieve script (over ManageSieve), so they run at delivery even when postern does not. The preview shows the whole script, the rules Sieve cannot express (they stay local and run at each sync) and what becomes of the server's active script; the person's own scripts are never replaced. The server then runs the script where postern's log cannot see it: the person approves.",
 		Args:          []string{"account"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newRulesPushArgs() },
