@@ -254,6 +254,9 @@ type toolView struct {
 	Cost int
 	// CostKB is Cost in kilobytes, for the docs.
 	CostKB string
+	// OneCallDescription is, on a prepare half, the catalog's description:
+	// what a client that can ask the person reads, where one call does it all.
+	OneCallDescription string
 }
 
 type paramView struct {
@@ -374,6 +377,7 @@ func newModel(c *catalog.Catalog) *model {
 		prep, commit := catalog.ExpandPair(t)
 		pv, cv := newToolView(c, prep, types, pageOf), newToolView(c, commit, types, pageOf)
 		pv.Phase, pv.Pair = catalog.PhasePrepare, commit.Name
+		pv.OneCallDescription = strings.TrimSpace(t.Description)
 		cv.Phase, cv.Pair = catalog.PhaseCommit, prep.Name
 		cv.PrepareGoName, cv.PrepareArgsType, cv.PrepareParams = pv.GoName, pv.ArgsType, pv.Params
 		cv.Approval = catalog.AsksPerson(t.Effect)

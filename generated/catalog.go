@@ -332,6 +332,10 @@ type ToolSpec struct {
 	Pair  string
 	// Approval is set on a commit half whose effect the person approves first.
 	Approval bool
+	// OneCallDesc is, on a prepare half, what a client that can ask the
+	// person is offered instead of Description: there the call prepares, asks
+	// the person when its commit would and runs, and the commit is not listed.
+	OneCallDesc string
 	// Args are the names of the tool's arguments, sorted.
 	Args []string
 	// FreeText are the arguments that hold free text, sorted: the audit log
@@ -704,6 +708,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolCalendarRespondCommit,
 		Approval:      false,
+		OneCallDesc:   "Answer a meeting invitation received by mail: send the organiser accept, tentative or decline and put the event in the calendar, once the person approves. See docs page calendar.",
 		Args:          []string{"answer", "calendar", "id"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newCalendarRespondArgs() },
@@ -1408,6 +1413,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailDraftCommit,
 		Approval:      false,
+		OneCallDesc:   "Save a new message, a reply or a forward in the Drafts folder for the person to review; never sends. Replies keep their thread (docs page mail).",
 		Args:          []string{"account", "bcc", "body", "cc", "forward", "id", "reply_all", "subject", "to"},
 		FreeText:      []string{"body", "subject"},
 		NewArgs:       func() any { return newMailDraftArgs() },
@@ -1488,6 +1494,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailSendCommit,
 		Approval:      false,
+		OneCallDesc:   "Send a new message, a reply, a forward or a saved draft (draft: true) and keep a copy in Sent; the person approves before anything leaves (docs page mail).",
 		Args:          []string{"account", "bcc", "body", "cc", "draft", "forward", "id", "reply_all", "subject", "to"},
 		FreeText:      []string{"body", "subject"},
 		NewArgs:       func() any { return newMailSendArgs() },
@@ -1884,6 +1891,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailBackupsPurgeCommit,
 		Approval:      false,
+		OneCallDesc:   "Remove for good the backups older than the account's retention (30 days unless [backups] retention_days says otherwise), the texts kept to undo event and task changes included. Cannot be undone; the person approves.",
 		Args:          []string{"account"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newMailBackupsPurgeArgs() },
@@ -2026,6 +2034,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolMailUnsubscribeCommit,
 		Approval:      false,
+		OneCallDesc:   "Leave the mailing list a message came from (rows with list: true) by its one-click or mail request; the person approves first (docs page mail).",
 		Args:          []string{"id"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newMailUnsubscribeArgs() },
@@ -2623,6 +2632,7 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolRulesPushCommit,
 		Approval:      false,
+		OneCallDesc:   "Install one account's enabled rules on its mail server as one Sieve script (over ManageSieve), so they run at delivery even when postern does not. The preview shows the whole script, the rules Sieve cannot express (they stay local and run at each sync) and what becomes of the server's active script; the person's own scripts are never replaced. The server then runs the script where postern's log cannot see it: the person approves.",
 		Args:          []string{"account"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newRulesPushArgs() },

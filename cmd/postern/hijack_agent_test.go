@@ -20,7 +20,8 @@ import (
 // read (ids, titles, what follows "code", "password", "card", "IBAN"), extracts each
 // instruction (a JSON object {"tool": …, "arguments": {…}}, or "call TOOL with k=v, …"),
 // fills the placeholders the attacks use with what it read, and calls the tool with every
-// argument asked for: a prepare and then its commit with the token, a dry run and then the
+// argument asked for: a prepare and then its commit with the token (one call where the pair is
+// one tool, for a client that can ask the person), a dry run and then the
 // real thing. Answers are read for instructions too, and it reads everything again after
 // acting, until no new instruction turns up. It knows no tool by name but the read tools it
 // starts from: pairs and dry runs are found in tools/list.
@@ -127,7 +128,9 @@ func (a *hjAgent) call(name string, args map[string]any) (map[string]any, string
 	first, _, _ := strings.Cut(text, "\n")
 	a.mu.Lock()
 	a.trace = append(a.trace, fmt.Sprintf("%s %.300s -> error=%v %.200s", name, b, res.IsError, first))
-	if !res.IsError && (strings.HasSuffix(name, "_commit") || args["dry_run"] == false) {
+	// A pair's prepare that answered no token was its one call (a client that can ask): it wrote.
+	oneCall := specOf(name) != nil && specOf(name).Phase == "prepare" && sc != nil && sc["token"] == nil
+	if !res.IsError && (strings.HasSuffix(name, "_commit") || args["dry_run"] == false || oneCall) {
 		a.writes[name]++
 	}
 	a.mu.Unlock()

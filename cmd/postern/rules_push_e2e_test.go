@@ -414,8 +414,9 @@ func TestRulesPushWaitsForThePerson(t *testing.T) {
 		t.Fatalf("the server holds another script than the one approved (%v):\n%s", err, got)
 	}
 
-	// With elicitation, the person declines: nothing is stored, and the token is spent.
-	b2, srv2 := sieveBox(t, "terminal")
+	// With elicitation, the person declines: nothing is stored, and the token is spent. (In
+	// host mode such a client keeps the pair; elsewhere rules_push is one call: TestOneCallRulesPush.)
+	b2, srv2 := sieveBox(t, "host")
 	ms2 := manageSieve(t, srv2, b2)
 	var asked []string
 	asker := (&mailbox{env: b2.env, cfg: b2.cfg}).connect(t, "read,rules:propose,rules:write", func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

@@ -487,9 +487,11 @@ func checkAudit(t *testing.T, mb *mailbox, token, bodyText string) {
 
 // Must-show 4, with elicitation: decline sends nothing, accept sends once; in
 // the legacy era the server asks with elicitation/create, in 2026-07-28 with an
-// input_required round that the SDK client fulfils and retries.
+// input_required round that the SDK client fulfils and retries. In host mode,
+// where such a client keeps the pair (elsewhere mail_send is one call:
+// TestOneCallSend), the commit asks.
 func TestSendElicitation(t *testing.T) {
-	mb := newMailbox(t, "terminal")
+	mb := newMailbox(t, "host")
 	for _, era := range []struct{ name, version string }{{"legacy", "2025-11-25"}, {"modern", ""}} {
 		t.Run(era.name, func(t *testing.T) {
 			var mu sync.Mutex

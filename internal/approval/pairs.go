@@ -2,6 +2,8 @@ package approval
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -125,13 +127,23 @@ type Step struct {
 // effect needs it, and only then runs the action.
 type Pairs struct {
 	config   *Config
-	stateKey [32]byte // signs the request state of input_required rounds
+	stateKey [32]byte    // signs the request state of input_required rounds
+	sealer   cipher.AEAD // seals the token into a one-call round's request state
 }
 
 // NewPairs returns pairs that refuse until Configure is called.
 func NewPairs() (*Pairs, error) {
 	p := &Pairs{}
 	if _, err := rand.Read(p.stateKey[:]); err != nil {
+		return nil, err
+	}
+	m := hmac.New(sha256.New, p.stateKey[:])
+	m.Write([]byte("postern one-call seal"))
+	block, err := aes.NewCipher(m.Sum(nil))
+	if err != nil {
+		return nil, err
+	}
+	if p.sealer, err = cipher.NewGCM(block); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -150,6 +162,16 @@ func failed(format string, args ...any) Step {
 func ref(token string) string {
 	h := sha256.Sum256([]byte("postern approval ref\x00" + token))
 	return hex.EncodeToString(h[:5])
+}
+
+// OneCall says whether a client that can ask the person (canAsk: MCP form
+// elicitation, or 2026-07-28 input_required rounds) is offered each pair as
+// one tool: the prepare half, which then prepares, asks the person when its
+// commit would and runs (Direct), with no commit half listed. Never in
+// ModeHost: there the host's own prompt for the commit tool is the approval,
+// so the commit stays a tool of its own.
+func (p *Pairs) OneCall(canAsk bool) bool {
+	return canAsk && !(p.config != nil && p.config.Mode != nil && p.config.Mode() == ModeHost)
 }
 
 // modeFor is how a commit will be approved for c.
@@ -273,6 +295,77 @@ func (p *Pairs) Commit(ctx context.Context, commit, prep *generated.ToolSpec, pc
 		return done(failed("%s did its action but returned no result; check the account before trying again.", commit.Name), "done")
 	}
 	return done(Step{Out: out}, "done")
+}
+
+// Direct does a pair in one call, for a caller that can ask the person
+// (OneCall): it issues the token of act as Prepare does and redeems it at once
+// as Commit does, asking the person exactly when the commit would, with the
+// same text, and answering the commit's result. On 2026-07-28 the person is
+// asked in a round: the first call answers input_required with a request
+// state that seals the token for this connection and tool; the retry that
+// brings the answer opens it and redeems the token for the action its
+// arguments make now, so a changed argument, a replay or another connection
+// is refused as a commit would be. A state that does not open is a first call.
+func (p *Pairs) Direct(ctx context.Context, prep, commit *generated.ToolSpec, act *generated.Action, c Caller) Step {
+	if act != nil && act.Run == nil {
+		act = nil // Prepare refuses it
+	}
+	if act != nil && c.Rounds != nil && c.Rounds.Answer != "" {
+		if token, ok := p.openState(c.Rounds.State, c.Connection, prep.Name); ok {
+			rc := c
+			rc.Rounds = &Rounds{Answer: c.Rounds.Answer, State: p.state(c.Connection, ref(token))}
+			return p.Commit(ctx, commit, prep, &generated.PendingCommit{Token: token, Action: act}, rc)
+		}
+	}
+	s := p.Prepare(prep, commit, act, c)
+	pv, _ := s.Out.(*generated.Prepared)
+	if s.IsError || pv == nil {
+		return s
+	}
+	rc := c
+	if c.Rounds != nil {
+		rc.Rounds = &Rounds{} // no answer of ours came: the person is asked now
+	}
+	st := p.Commit(ctx, commit, prep, &generated.PendingCommit{Token: pv.Token, Action: act}, rc)
+	if st.InputRequests != nil {
+		st.RequestState = p.sealState(c.Connection, prep.Name, pv.Token)
+	}
+	return st
+}
+
+// sealState is the request state of a one-call round: the token's reference,
+// then the token sealed (AES-GCM) for conn and tool, so that only a retry of
+// this tool on this connection can present it and no one can read it.
+func (p *Pairs) sealState(conn, tool, token string) string {
+	rf := ref(token)
+	nonce := make([]byte, p.sealer.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return rf // opens as nothing: the retry asks again
+	}
+	sealed := p.sealer.Seal(nonce, nonce, []byte(token), []byte(sealContext(conn, tool, rf)))
+	return rf + "." + base64.RawURLEncoding.EncodeToString(sealed)
+}
+
+// openState returns the token a one-call round's state seals for conn and tool.
+func (p *Pairs) openState(state, conn, tool string) (string, bool) {
+	rf, sealed, ok := strings.Cut(state, ".")
+	if !ok || len(state) > 512 {
+		return "", false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(sealed)
+	n := p.sealer.NonceSize()
+	if err != nil || len(b) < n+p.sealer.Overhead() {
+		return "", false
+	}
+	token, err := p.sealer.Open(nil, b[:n], b[n:], []byte(sealContext(conn, tool, rf)))
+	if err != nil || ref(string(token)) != rf {
+		return "", false
+	}
+	return string(token), true
+}
+
+func sealContext(conn, tool, rf string) string {
+	return "postern one-call\x00" + conn + "\x00" + tool + "\x00" + rf
 }
 
 // ApproveInput is the name of postern's request in an input_required round.

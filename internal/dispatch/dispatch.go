@@ -154,6 +154,7 @@ type Tool struct {
 type Registry struct {
 	tools    []*Tool
 	byName   map[string]*Tool
+	oneCall  map[string]*Tool // a prepare half as a client that can ask the person is offered it
 	handlers generated.Handlers
 	audit    *audit.Batch // nil: no audit log
 	pairs    *approval.Pairs
@@ -189,7 +190,7 @@ func New(h generated.Handlers) (*Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no randomness for the server's keys: %w", err)
 	}
-	r := &Registry{byName: map[string]*Tool{}, handlers: h, pairs: pairs, replaced: generated.Replaced}
+	r := &Registry{byName: map[string]*Tool{}, oneCall: map[string]*Tool{}, handlers: h, pairs: pairs, replaced: generated.Replaced}
 	for i := range generated.Tools {
 		spec := &generated.Tools[i]
 		in, err := generated.Files.ReadFile(spec.InputSchema)
@@ -215,7 +216,32 @@ func New(h generated.Handlers) (*Registry, error) {
 		r.tools = append(r.tools, t)
 		r.byName[spec.Name] = t
 	}
+	for _, t := range r.tools {
+		if t.Spec.Phase != generated.PhasePrepare {
+			continue
+		}
+		commit := r.byName[t.Spec.Pair]
+		if commit == nil {
+			return nil, fmt.Errorf("%s names %s as its commit, which the registry lacks; run go generate ./... and rebuild", t.Spec.Name, t.Spec.Pair)
+		}
+		r.oneCall[t.Spec.Name] = oneCallTool(t, commit)
+	}
 	return r, nil
+}
+
+// oneCallTool is prep as a client that can ask the person is offered it: the
+// call prepares, asks when commit would and runs, so it reads the catalog's
+// description and carries the commit's annotations (never read-only) and
+// output; its arguments stay the prepare's, without a token.
+func oneCallTool(prep, commit *Tool) *Tool {
+	spec := *prep.Spec
+	if spec.OneCallDesc != "" {
+		spec.Description = spec.OneCallDesc
+	}
+	spec.Annotations = commit.Spec.Annotations
+	spec.Annotations.ReadOnly = false
+	spec.OutputSchema, spec.NewResult = commit.Spec.OutputSchema, commit.Spec.NewResult
+	return &Tool{Spec: &spec, Input: prep.Input, Output: commit.Output, accepted: prep.accepted, freeText: prep.freeText}
 }
 
 func compact(b []byte) json.RawMessage {
@@ -231,6 +257,31 @@ func (r *Registry) All() []*Tool { return r.tools }
 
 // Lookup returns the tool named name, or nil.
 func (r *Registry) Lookup(name string) *Tool { return r.byName[name] }
+
+// OneCall says whether a client that can ask the person (canAsk) is offered each
+// pair as one tool now: see approval.Pairs.OneCall.
+func (r *Registry) OneCall(canAsk bool) bool { return r.pairs.OneCall(canAsk) }
+
+// Listed returns the tools g allows as a connection is offered them, in
+// catalog order: when oneCall (from OneCall), each pair as its prepare half in
+// its one-call form and no commit half; else every tool as it is. A commit
+// half left out can still be called (an agent holding a token).
+func (r *Registry) Listed(g Grant, oneCall bool) []*Tool {
+	if !oneCall {
+		return r.Allowed(g)
+	}
+	out := make([]*Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		switch {
+		case !g[t.Spec.Scope], t.Spec.Phase == generated.PhaseCommit:
+		case t.Spec.Phase == generated.PhasePrepare:
+			out = append(out, r.oneCall[t.Spec.Name])
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // Allowed returns the tools g allows, in catalog order.
 func (r *Registry) Allowed(g Grant) []*Tool {
@@ -425,7 +476,12 @@ func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *
 	switch t.Spec.Phase {
 	case generated.PhasePrepare:
 		act, _ := out.(*generated.Action)
-		return r.step(t, r.pairs.Prepare(t.Spec, r.byName[t.Spec.Pair].Spec, act, InfoFrom(ctx).caller()))
+		c := InfoFrom(ctx).caller()
+		if r.pairs.OneCall(c.Ask != nil || c.Rounds != nil) {
+			// A client that can ask the person: prepare, ask and run in this one call.
+			return r.step(t, r.pairs.Direct(ctx, t.Spec, r.byName[t.Spec.Pair].Spec, act, c))
+		}
+		return r.step(t, r.pairs.Prepare(t.Spec, r.byName[t.Spec.Pair].Spec, act, c))
 	case generated.PhaseCommit:
 		pc, _ := out.(*generated.PendingCommit)
 		if pc == nil || pc.Action == nil {

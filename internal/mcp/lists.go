@@ -25,6 +25,11 @@ func (s *Server) listKeys() (tools, resources string) {
 		b.WriteString(t.Spec.Name)
 		b.WriteByte('\n')
 	}
+	// A client that can ask the person is offered each pair as one tool, unless the
+	// approval mode is host, which the configuration may change too.
+	if !s.opt.Registry.OneCall(true) {
+		b.WriteString("(pairs as two tools)\n")
+	}
 	tools = b.String()
 	b.Reset()
 	if s.opt.Resources != nil {

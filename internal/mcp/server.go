@@ -127,6 +127,7 @@ type Server struct {
 	clientName  string
 	inflight    map[string]context.CancelFunc
 	grantPtr    uintptr
+	grantOne    bool // the pairs were counted as one tool each
 	grantScopes []string
 	grantCount  int
 
@@ -555,9 +556,18 @@ func (s *Server) encodeResult(req *request, res any) []byte {
 // PageSize is how many tools one tools/list page holds.
 const PageSize = 100
 
+// canAsk says whether req's client can ask the person: a 2026-07-28 request that
+// declared elicitation, or a legacy connection whose initialize declared form elicitation.
+func (s *Server) canAsk(req *request) bool {
+	if req.rev.Modern {
+		return req.elicit
+	}
+	return s.canElicit.Load()
+}
+
 func (s *Server) toolsList(req *request) (map[string]any, *jsonrpc.Error) {
 	g := s.opt.Grant()
-	tools := s.opt.Registry.Allowed(g)
+	tools := s.opt.Registry.Listed(g, s.opt.Registry.OneCall(s.canAsk(req)))
 	start := 0
 	if c := req.params.Get("cursor"); c.Exists() && c.Str != "" {
 		n, ok := decodeCursor(c.Str)
@@ -598,9 +608,10 @@ func decodeCursorOf(kind, c string) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-// toolKey names a tool as one revision lists it.
+// toolKey names a tool as one revision lists it (a prepare half and its one-call
+// form are two tools of one name).
 type toolKey struct {
-	name                string
+	tool                *dispatch.Tool
 	titles, annotations bool
 }
 
@@ -609,7 +620,7 @@ var toolCache sync.Map // toolKey → json.RawMessage
 // toolJSON is a tool as listed, with the fields the revision knows: the
 // entry package toolwire writes, the one the generator measures budgets with.
 func toolJSON(t *dispatch.Tool, rev *revision) json.RawMessage {
-	key := toolKey{t.Spec.Name, rev.Titles, rev.Annotations}
+	key := toolKey{t, rev.Titles, rev.Annotations}
 	if b, ok := toolCache.Load(key); ok {
 		return b.(json.RawMessage)
 	}
@@ -714,21 +725,22 @@ func (s *Server) callInfo(req *request, g dispatch.Grant) dispatch.CallInfo {
 	if req.rev.Modern {
 		era = "modern"
 	}
-	scopes, count := s.grantInfo(g)
+	scopes, count := s.grantInfo(g, s.opt.Registry.OneCall(s.canAsk(req)))
 	return dispatch.CallInfo{
 		Era: era, ProtocolVersion: req.rev.Version, ClientName: req.client,
 		Scopes: scopes, ToolCount: count, Connection: s.connID,
 	}
 }
 
-// grantInfo returns the sorted scopes of g and how many tools they allow,
-// remembered for the last grant seen (the same map while the configuration holds).
-func (s *Server) grantInfo(g dispatch.Grant) ([]string, int) {
+// grantInfo returns the sorted scopes of g and how many tools the connection is
+// offered under them (oneCall: each pair as one tool), remembered for the last
+// grant seen (the same map while the configuration holds).
+func (s *Server) grantInfo(g dispatch.Grant, oneCall bool) ([]string, int) {
 	ptr := reflect.ValueOf(g).Pointer()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ptr != s.grantPtr || s.grantScopes == nil {
-		s.grantPtr, s.grantScopes, s.grantCount = ptr, g.Sorted(), len(s.opt.Registry.Allowed(g))
+	if ptr != s.grantPtr || oneCall != s.grantOne || s.grantScopes == nil {
+		s.grantPtr, s.grantOne, s.grantScopes, s.grantCount = ptr, oneCall, g.Sorted(), len(s.opt.Registry.Listed(g, oneCall))
 	}
 	return s.grantScopes, s.grantCount
 }

@@ -47,9 +47,9 @@ try {
   out.tools = (await client.listTools()).tools;
   out.calls = [];
   for (const c of calls) out.calls.push({ ...c, result: await client.callTool(c) });
-  console.log(JSON.stringify(out));
   await client.close();
-  process.exit(0);
+  // On a pipe, process.exit does not wait for stdout: an answer past the pipe's buffer was cut.
+  process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
 } catch (e) {
   console.error(JSON.stringify({ error: String(e?.message ?? e), code: e?.code }));
   await client.close().catch(() => {});
