@@ -377,7 +377,7 @@ func newModel(c *catalog.Catalog) *model {
 		prep, commit := catalog.ExpandPair(t)
 		pv, cv := newToolView(c, prep, types, pageOf), newToolView(c, commit, types, pageOf)
 		pv.Phase, pv.Pair = catalog.PhasePrepare, commit.Name
-		pv.OneCallDescription = strings.TrimSpace(t.Description)
+		pv.OneCallDescription = catalog.ServedDescription(t.Description)
 		cv.Phase, cv.Pair = catalog.PhaseCommit, prep.Name
 		cv.PrepareGoName, cv.PrepareArgsType, cv.PrepareParams = pv.GoName, pv.ArgsType, pv.Params
 		cv.Approval = catalog.AsksPerson(t.Effect)

@@ -134,6 +134,19 @@ func Listed(t *Tool, client string) bool {
 	return client != ClientAsking || !IsCommitHalf(t)
 }
 
+// OneCallKey is the key, in Usage.Listed, of the pair prep as a client that
+// can ask the person is offered it: one tool under prep's name that prepares,
+// asks and runs (its commit's annotations and output).
+func OneCallKey(prep string) string { return prep + " (one call)" }
+
+func mustMarshal(v any) []byte {
+	b, err := toolwire.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // IsCommitHalf reports whether t is the commit half of a split pair.
 func IsCommitHalf(t *Tool) bool { return t.PrepareCommit && strings.HasSuffix(t.Name, CommitSuffix) }
 
@@ -155,6 +168,14 @@ func (c *Catalog) Usage() []Usage {
 	for _, t := range reg {
 		cost[t.Name] = c.ModelFacing(t)
 	}
+	// A client that can ask the person is offered each pair as one tool: the
+	// catalog's own description, the prepare's arguments (internal/dispatch,
+	// oneCallTool).
+	for _, t := range c.Tools {
+		if t.PrepareCommit {
+			cost[OneCallKey(t.Name)] = len(toolwire.ModelFacing(t.Name, ServedDescription(t.Description), mustMarshal(c.ListedInput(t))))
+		}
+	}
 	var out []Usage
 	for _, g := range c.Grants() {
 		in := map[string]bool{}
@@ -168,9 +189,13 @@ func (c *Catalog) Usage() []Usage {
 			}
 			for _, t := range reg {
 				if in[t.Scope] && Listed(t, client) {
+					key := t.Name
+					if client == ClientAsking && t.PrepareCommit {
+						key = OneCallKey(t.Name)
+					}
 					u.Tools++
-					u.ModelFacing += cost[t.Name]
-					u.Listed = append(u.Listed, t.Name)
+					u.ModelFacing += cost[key]
+					u.Listed = append(u.Listed, key)
 				}
 			}
 			out = append(out, u)

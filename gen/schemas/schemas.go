@@ -55,6 +55,7 @@ func Write(catDir, outDir string, tools []ToolTypes) error {
 	}
 	keep := map[string]bool{"index.json": true}
 	entries := map[string][]byte{}
+	inputs := map[string][]byte{} // the listed input schema of each tool written
 	for _, tt := range tools {
 		ct := byName[tt.Name]
 		if ct == nil {
@@ -87,6 +88,34 @@ func Write(catDir, outDir string, tools []ToolTypes) error {
 			return err
 		}
 		entries[tt.Name] = e
+		if catalog.IsCommitHalf(ct) {
+			// The pair as one tool (internal/dispatch, oneCallTool): the
+			// catalog's description and the prepare's arguments, with the
+			// commit's annotations (never read-only) and output.
+			prep := strings.TrimSuffix(ct.Name, catalog.CommitSuffix)
+			var orig *catalog.Tool
+			for _, t := range cat.Tools {
+				if t.Name == prep {
+					orig = t
+				}
+			}
+			if orig == nil || inputs[prep] == nil {
+				return fmt.Errorf("tool %s: its prepare half %s was not written first", ct.Name, prep)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, written["output"]); err != nil {
+				return err
+			}
+			a := orig.Annotations
+			entries[catalog.OneCallKey(prep)] = toolwire.Entry(toolwire.Tool{
+				Name: prep, Title: orig.Title, Description: catalog.ServedDescription(orig.Description),
+				Input: inputs[prep], Output: compact.Bytes(),
+				Annotations: toolwire.Annotations{ReadOnlyHint: false, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld},
+			}, toolwire.Latest)
+		}
+		if listed, err := toolwire.Listed(written["input"]); err == nil {
+			inputs[tt.Name] = listed
+		}
 	}
 	if err := removeStale(dir, keep); err != nil {
 		return err
