@@ -355,7 +355,7 @@ func (s *Store) RecordAction(ctx context.Context, a *Action) error {
 			return s.explain(err)
 		}
 	}
-	if a.Undoes != 0 {
+	if a.Undoes != 0 && !a.Preview { // a dry run of an undo undoes nothing
 		if _, err := tx.ExecContext(ctx, `UPDATE actions SET undone_by = ? WHERE id = ?`, a.ID, a.Undoes); err != nil {
 			return s.explain(err)
 		}
