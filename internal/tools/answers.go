@@ -147,8 +147,19 @@ func (s *Service) shortAnswer(ctx context.Context, st *store.Store, res *generat
 	for _, r := range all[:min(len(all), ShownRows)] {
 		shown = append(shown, shownRow(r))
 	}
+	// The counts take at most half the answer, the rows the rest (at least one row):
+	// strings that escape to many bytes each cost counts first.
+	res.Action = shorten(res.Action, shownString)
 	head := *res
 	head.Messages = []generated.ActionRow{}
+	for AnswerSize(&head) > SmallAnswer/2 && len(head.ByFolder)+len(head.BySender) > 2 {
+		if len(head.ByFolder) >= len(head.BySender) {
+			head.ByFolder = head.ByFolder[:len(head.ByFolder)-1]
+		} else {
+			head.BySender = head.BySender[:len(head.BySender)-1]
+		}
+	}
+	res.ByFolder, res.BySender = head.ByFolder, head.BySender
 	n := fitRows(shown, SmallAnswer-AnswerSize(&head), ShownRows)
 	res.Messages = shown[:n]
 	if n == len(rows) || meta == nil && res.ActionID == "" {
