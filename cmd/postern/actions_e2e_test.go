@@ -273,7 +273,7 @@ func TestActionsDryRunActUndo(t *testing.T) {
 				}
 			}
 
-			sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"action_id": action})
+			sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"id": action})
 			if isErr || sc["changed"] != float64(1) || rowsOf(t, sc)[0]["outcome"] != "put_back" {
 				t.Fatalf("undo: %s", text)
 			}
@@ -284,7 +284,7 @@ func TestActionsDryRunActUndo(t *testing.T) {
 			if got := folderOf(t, cs, id); got != from {
 				t.Fatalf("after undo the store lists %s in %q, not %s", id, got, from)
 			}
-			if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": action}); !isErr || !strings.Contains(text, "already undone") {
+			if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": action}); !isErr || !strings.Contains(text, "already undone") {
 				t.Fatalf("a second undo: %s", text)
 			}
 		})
@@ -354,7 +354,7 @@ func TestDeleteRestoredFromBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Logout()
-	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"action_id": action})
+	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"id": action})
 	if isErr || rowsOf(t, sc)[0]["outcome"] != "restored" {
 		t.Fatalf("undo: %s", text)
 	}
@@ -394,7 +394,7 @@ func TestActionsWithoutMoveOrUIDPlus(t *testing.T) {
 				if isErr || sc["changed"] != float64(1) {
 					t.Fatalf("%s: %s", tool, text)
 				}
-				if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": sc["action_id"]}); isErr {
+				if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": sc["action_id"]}); isErr {
 					t.Fatalf("undo: %s", text)
 				}
 				if got := b.serverState(t); fmt.Sprint(got) != fmt.Sprint(before) {
@@ -422,7 +422,7 @@ func TestArchive500ByQuery(t *testing.T) {
 		t.Fatalf("archive: %.300s", text)
 	}
 	start = time.Now()
-	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"action_id": sc["action_id"]})
+	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"id": sc["action_id"]})
 	undoTook := time.Since(start)
 	if isErr || sc["changed"] != float64(500) {
 		t.Fatalf("undo: %.300s", text)
@@ -530,11 +530,11 @@ func TestActionAnswersValidate(t *testing.T) {
 		"mail_mark":    func() map[string]any { return map[string]any{"query": "from:news", "how": "flagged"} },
 		"mail_junk":    func() map[string]any { return map[string]any{"ids": news(3)} },
 		"mail_delete":  func() map[string]any { return map[string]any{"query": `subject:"A note"`} },
-		"mail_undo":    func() map[string]any { return map[string]any{"action_id": lastAction} },
+		"mail_undo":    func() map[string]any { return map[string]any{"id": lastAction} },
 		"mail_backup_restore": func() map[string]any {
 			sc, _, _ := call(t, cs, "mail_backups", map[string]any{})
 			backup = sc["backups"].([]any)[0].(map[string]any)["backup"].(string)
-			return map[string]any{"backup": backup}
+			return map[string]any{"id": backup}
 		},
 	}
 	n := 0

@@ -544,7 +544,7 @@ func TestCalendarWritesValidate(t *testing.T) {
 			// Undone (the task comes back, the event too): the undo's answers validate.
 			id := res["action_id"].(string)
 			for _, dry := range []bool{true, false} {
-				u, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": id, "dry_run": dry})
+				u, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": id, "dry_run": dry})
 				if isErr {
 					t.Fatalf("mail_undo %s: %s", id, text)
 				}

@@ -253,7 +253,7 @@ func checkUndoExact(t *testing.T, srv *davtest.Server) {
 func checkUndoCase(t *testing.T, h *davHome, cs *mcp.ClientSession, c *undoCase) {
 	undo := func(id string) map[string]any {
 		t.Helper()
-		sc, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": id})
+		sc, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": id})
 		if isErr {
 			t.Fatalf("mail_undo %s: %s", id, text)
 		}
@@ -319,7 +319,7 @@ func checkUndoCase(t *testing.T, h *davHome, cs *mcp.ClientSession, c *undoCase)
 	}
 
 	// The undo puts every object back, byte for byte; its dry run changes nothing.
-	sc, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": id, "dry_run": true})
+	sc, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": id, "dry_run": true})
 	if isErr || sc["changed"] != float64(1) || stateDiff(written, h.rawState(t)) != "" {
 		t.Fatalf("undo dry run: %v %s", isErr, text)
 	}
@@ -332,7 +332,7 @@ func checkUndoCase(t *testing.T, h *davHome, cs *mcp.ClientSession, c *undoCase)
 		t.Fatalf("mail_undo answered %v", u1)
 	}
 	// A second undo is refused and changes nothing.
-	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": id}); !isErr || !strings.Contains(text, "already undone") {
+	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": id}); !isErr || !strings.Contains(text, "already undone") {
 		t.Fatalf("a second undo answered %v %s", isErr, text)
 	}
 	// The undo is itself an action: undoing it writes the change again, exactly.
@@ -362,7 +362,7 @@ func checkUndoCase(t *testing.T, h *davHome, cs *mcp.ClientSession, c *undoCase)
 	}
 	changeObject(href)(written)
 	other := h.rawState(t)
-	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"action_id": id})
+	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"id": id})
 	if isErr || sc["changed"] != float64(0) || sc["action_id"] != nil {
 		t.Fatalf("an undo over someone else's change: %v %s", isErr, text)
 	}
@@ -400,7 +400,7 @@ func TestCalendarUndoGuards(t *testing.T) {
 	} {
 		other := h.connect(t, c.scopes)
 		for _, dry := range []bool{true, false} {
-			_, text, isErr := call(t, other, "mail_undo", map[string]any{"action_id": c.id, "dry_run": dry})
+			_, text, isErr := call(t, other, "mail_undo", map[string]any{"id": c.id, "dry_run": dry})
 			if !isErr || !strings.Contains(text, `"`+c.need+`"`) {
 				t.Fatalf("mail_undo %s with %s: %v %s", c.id, c.scopes, isErr, text)
 			}
@@ -419,7 +419,7 @@ func TestCalendarUndoGuards(t *testing.T) {
 	if isErr || strings.Contains(text, eventAction) || !strings.Contains(text, taskAction) || strings.Contains(text, h.calName) {
 		t.Fatalf("mail_actions with the calendar kept: %v", sc)
 	}
-	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": eventAction}); !isErr || !strings.Contains(text, "not opened to agents") {
+	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": eventAction}); !isErr || !strings.Contains(text, "not opened to agents") {
 		t.Fatalf("mail_undo of a kept event's action: %v %s", isErr, text)
 	}
 	if d := stateDiff(written, h.rawState(t)); d != "" {
@@ -432,7 +432,7 @@ func TestCalendarUndoGuards(t *testing.T) {
 	if out, errOut, code := runCLI(t, h.env, "undo", eventAction, "--config", h.cfg); code != 0 || !strings.Contains(out, "put_back") {
 		t.Fatalf("postern undo %s: %d %s %s", eventAction, code, out, errOut)
 	}
-	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"action_id": taskAction}); isErr {
+	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": taskAction}); isErr {
 		t.Fatalf("mail_undo of the task's action: %s", text)
 	}
 	if d := stateDiff(before, h.rawState(t)); d != "" {
@@ -474,7 +474,7 @@ func TestCalendarUndoAfterPurge(t *testing.T) {
 		t.Fatalf("%d kept texts after the purge", n)
 	}
 	before := h.rawState(t)
-	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"action_id": id})
+	sc, text, isErr = call(t, cs, "mail_undo", map[string]any{"id": id})
 	if isErr || sc["changed"] != float64(0) || !strings.Contains(text, "purged") {
 		t.Fatalf("an undo needing a purged text: %v %s", isErr, text)
 	}

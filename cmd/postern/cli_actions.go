@@ -52,7 +52,7 @@ row says put_back, restored, or why it was left alone.`,
 		Example: "  postern undo a12 --dry-run\n  postern undo a12",
 		Args:    exactArgs(1, "the id of the action to undo, such as a12 (postern actions lists them)"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			raw, _ := json.Marshal(map[string]any{"action_id": args[0], "dry_run": dryRun})
+			raw, _ := json.Marshal(map[string]any{"id": args[0], "dry_run": dryRun})
 			return ownerCall(&f, generated.ToolMailUndo, raw, asJSON, stdout, stderr, generated.ScopeCalendarWrite, generated.ScopeTasksWrite)
 		},
 	}

@@ -67,7 +67,7 @@ func TestRuleUndoSticks(t *testing.T) {
 		if act["client"] != "postern rules" {
 			t.Fatalf("the newest action is not the rules': %s", text)
 		}
-		if _, text, isErr := call(t, cs, generated.ToolMailUndo, map[string]any{"action_id": act["action_id"]}); isErr {
+		if _, text, isErr := call(t, cs, generated.ToolMailUndo, map[string]any{"id": act["action_id"]}); isErr {
 			t.Fatalf("mail_undo: %s", text)
 		}
 	}

@@ -134,6 +134,22 @@ func TooLong(tool string, structured []byte, text string) string {
 	return fmt.Sprintf("The answer of %s would take %s, more than the 1 MB postern sends at once, and was not sent; ask for less (a smaller limit, fewer fields, one folder or account).", tool, kb(n))
 }
 
+// EnvelopeLen is how many bytes an answer takes in the envelope: its structured content as
+// encoding/json writes it there (<, >, &, U+2028 and U+2029 as \u escapes) and its text as a
+// JSON string. It is what a budget of answer bytes counts.
+func EnvelopeLen(structured []byte, text string) int {
+	n := len(structured) + jsonLen(text)
+	for i := 0; i < len(structured); i++ {
+		switch c := structured[i]; {
+		case c == '<' || c == '>' || c == '&':
+			n += 5
+		case c == 0xe2 && i+2 < len(structured) && structured[i+1] == 0x80 && (structured[i+2] == 0xa8 || structured[i+2] == 0xa9):
+			n += 3
+		}
+	}
+	return n
+}
+
 func kb(n int) string { return fmt.Sprintf("%d KB", (n+1023)/1024) }
 
 // jsonLen is the length of s written as a JSON string by encoding/json,

@@ -278,3 +278,17 @@ func TestOwnBodyMasksWhereItStands(t *testing.T) {
 		t.Errorf("blocksOf: %q", got)
 	}
 }
+
+// TestEnvelopeLen: the length counted is the one encoding/json writes in the envelope.
+func TestEnvelopeLen(t *testing.T) {
+	v := map[string]string{"s": "a<b>&c\u2028\"q\"\\ é"}
+	structured, text, err := Encode(&v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := json.Marshal(map[string]any{"text": text, "structuredContent": json.RawMessage(structured)})
+	bare, _ := json.Marshal(map[string]any{"text": "", "structuredContent": json.RawMessage("{}")})
+	if got, want := EnvelopeLen(structured, text), len(env)-len(bare)+2+2; got != want {
+		t.Errorf("EnvelopeLen = %d, the envelope holds %d", got, want)
+	}
+}

@@ -437,7 +437,8 @@ func entry(t *Tool, info CallInfo, raw json.RawMessage, res *Result, start time.
 			ids = ids[:200]
 		}
 		e.IDs = ids
-		if t.Spec.Effect == generated.EffectReversible {
+		// A dry run's action_id names only its kept rows (a preview), not an action.
+		if t.Spec.Effect == generated.EffectReversible && !gjson.GetBytes(res.Structured, "dry_run").Bool() {
 			e.Action = gjson.GetBytes(res.Structured, "action_id").String()
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -188,7 +189,62 @@ type Action struct {
 	UndoneBy int64 // the action that undid this one, if any
 	Items    []ActionItem
 	DAV      []DAVItem // what it did to events and tasks (an action holds these or Items)
+	// Preview: not an action of the log but the rows of an answer that changed nothing (a dry
+	// run), kept only so that they can be paged; it is never listed and has nothing to undo.
+	Preview bool
+	// Rows are its answer's rows, every one, in order (RecordAction writes them; ActionRows
+	// reads them a page at a time).
+	Rows []LoggedRow
 }
+
+// LoggedRow is one row of an action's answer: what it did, or would do, to one message,
+// event or task, as the answer said.
+type LoggedRow struct {
+	Item     string // the id the answer gave (m…, b…, e…, t…)
+	Message  int64  // the store's id of the message, 0 for none
+	Outcome  string
+	From, To string // folders (or calendars)
+	Subject  string
+	Sender   string // the message's sender's address, "" when unknown
+	Reason   string
+}
+
+// addActionRows adds the rows of each action's answer, every one, so that mail_actions pages
+// through them, and the mark of a preview (the rows of a dry run, not an action of the log),
+// where missing (a store set back to an older schema may have them). Actions logged before
+// have no rows: their items stand for them.
+func addActionRows(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('actions') WHERE name = 'preview'`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE actions ADD COLUMN preview INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS action_rows(
+		action INTEGER NOT NULL REFERENCES actions(id) ON DELETE CASCADE,
+		seq INTEGER NOT NULL,
+		item TEXT NOT NULL,
+		message INTEGER NOT NULL DEFAULT 0,
+		outcome TEXT NOT NULL,
+		from_folder TEXT NOT NULL DEFAULT '',
+		to_folder TEXT NOT NULL DEFAULT '',
+		subject TEXT NOT NULL DEFAULT '',
+		sender TEXT NOT NULL DEFAULT '',
+		reason TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY(action, seq)
+	)`)
+	return err
+}
+
+// previewsKept is how many previews the store keeps, and previewAge how long: a preview
+// serves the agent paging the answer it just had, nothing more.
+const (
+	previewsKept = 50
+	previewAge   = 24 * time.Hour
+)
 
 // DAVItem is what an action did to one event or task on its CalDAV server: the object's
 // previous text as the server sent it (a file, 0600), and the ETags an undo checks.
@@ -252,10 +308,30 @@ func (s *Store) RecordAction(ctx context.Context, a *Action) error {
 		return s.explain(err)
 	}
 	defer tx.Rollback()
-	err = tx.QueryRowContext(ctx, `INSERT INTO actions(at, tool, what, client, accounts, count, undoes) VALUES(?,?,?,?,?,?,?) RETURNING id`,
-		a.At.UnixMilli(), a.Tool, a.What, a.Client, strings.Join(a.Accounts, "\n"), a.Count, a.Undoes).Scan(&a.ID)
+	if a.Preview {
+		// Old previews go first: they are never more than the last few answers' rows.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM actions WHERE preview = 1 AND (at < ? OR id NOT IN
+			(SELECT id FROM actions WHERE preview = 1 ORDER BY id DESC LIMIT ?))`, a.At.Add(-previewAge).UnixMilli(), previewsKept-1); err != nil {
+			return s.explain(err)
+		}
+	}
+	err = tx.QueryRowContext(ctx, `INSERT INTO actions(at, tool, what, client, accounts, count, undoes, preview) VALUES(?,?,?,?,?,?,?,?) RETURNING id`,
+		a.At.UnixMilli(), a.Tool, a.What, a.Client, strings.Join(a.Accounts, "\n"), a.Count, a.Undoes, a.Preview).Scan(&a.ID)
 	if err != nil {
 		return s.explain(err)
+	}
+	if len(a.Rows) > 0 {
+		rs, err := tx.PrepareContext(ctx, `INSERT INTO action_rows(action, seq, item, message, outcome, from_folder, to_folder, subject, sender, reason)
+			VALUES(?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return s.explain(err)
+		}
+		defer rs.Close()
+		for i, r := range a.Rows {
+			if _, err := rs.ExecContext(ctx, a.ID, i, r.Item, r.Message, r.Outcome, r.From, r.To, r.Subject, r.Sender, r.Reason); err != nil {
+				return s.explain(err)
+			}
+		}
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO action_items(action, message, account, message_id, subject,
 		from_folder, from_uidvalidity, from_uid, to_folder, to_uidvalidity, to_uid, flags_before, flags_after, backup)
@@ -279,7 +355,7 @@ func (s *Store) RecordAction(ctx context.Context, a *Action) error {
 			return s.explain(err)
 		}
 	}
-	if a.Undoes != 0 {
+	if a.Undoes != 0 && !a.Preview { // a dry run of an undo undoes nothing
 		if _, err := tx.ExecContext(ctx, `UPDATE actions SET undone_by = ? WHERE id = ?`, a.ID, a.Undoes); err != nil {
 			return s.explain(err)
 		}
@@ -395,16 +471,74 @@ func (s *Store) ForgetDAVBackup(ctx context.Context, row int64) error {
 }
 
 // Actions returns up to limit actions older than before (0: the newest), newest
-// first, without their items.
+// first, without their items; previews are not actions and are left out.
 func (s *Store) Actions(ctx context.Context, before int64, limit int) ([]*Action, error) {
 	if before <= 0 {
 		before = 1<<63 - 1
 	}
-	return s.actions(ctx, `WHERE id < ? ORDER BY id DESC LIMIT ?`, before, limit)
+	return s.actions(ctx, `WHERE id < ? AND preview = 0 ORDER BY id DESC LIMIT ?`, before, limit)
+}
+
+// ActionRows returns up to limit rows of action's answer from the row numbered from (0:
+// the first), in order, and whether more follow. An action logged before rows were kept
+// has none: its items stand for them (ItemRows).
+func (s *Store) ActionRows(ctx context.Context, action int64, from, limit int) ([]LoggedRow, bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT item, message, outcome, from_folder, to_folder, subject, sender, reason
+		FROM action_rows WHERE action = ? AND seq >= ? ORDER BY seq LIMIT ?`, action, from, limit+1)
+	if err != nil {
+		return nil, false, s.explain(err)
+	}
+	defer rows.Close()
+	var out []LoggedRow
+	for rows.Next() {
+		var r LoggedRow
+		if err := rows.Scan(&r.Item, &r.Message, &r.Outcome, &r.From, &r.To, &r.Subject, &r.Sender, &r.Reason); err != nil {
+			return nil, false, s.explain(err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, s.explain(err)
+	}
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
+	}
+	return out, more, nil
+}
+
+// CountActionRows is how many rows action's answer kept.
+func (s *Store) CountActionRows(ctx context.Context, action int64) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM action_rows WHERE action = ?`, action).Scan(&n)
+	return n, s.explain(err)
+}
+
+// MessageSenders returns the sender's address of each stored message among ids.
+func (s *Store) MessageSenders(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	j, _ := json.Marshal(ids)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, from_email FROM messages WHERE id IN (SELECT value FROM json_each(?))`, string(j))
+	if err != nil {
+		return nil, s.explain(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var email string
+		if err := rows.Scan(&id, &email); err != nil {
+			return nil, s.explain(err)
+		}
+		out[id] = email
+	}
+	return out, s.explain(rows.Err())
 }
 
 func (s *Store) actions(ctx context.Context, where string, args ...any) ([]*Action, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, at, tool, what, client, accounts, count, undoes, undone_by FROM actions `+where, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, at, tool, what, client, accounts, count, undoes, undone_by, preview FROM actions `+where, args...)
 	if err != nil {
 		return nil, s.explain(err)
 	}
@@ -414,7 +548,7 @@ func (s *Store) actions(ctx context.Context, where string, args ...any) ([]*Acti
 		a := &Action{}
 		var at int64
 		var accounts string
-		if err := rows.Scan(&a.ID, &at, &a.Tool, &a.What, &a.Client, &accounts, &a.Count, &a.Undoes, &a.UndoneBy); err != nil {
+		if err := rows.Scan(&a.ID, &at, &a.Tool, &a.What, &a.Client, &accounts, &a.Count, &a.Undoes, &a.UndoneBy, &a.Preview); err != nil {
 			return nil, s.explain(err)
 		}
 		a.At = time.UnixMilli(at).UTC()

@@ -33,7 +33,8 @@ type Row struct {
 	Flags       int
 	Size        int64
 	Attachments []Attachment
-	// ThreadSize is the number of messages of the thread in the listed folder (thread listings only).
+	// ThreadSize is the number of messages of the whole thread, in every folder of its
+	// account (thread listings only).
 	ThreadSize int
 	Forged     bool
 	Withheld   string
@@ -55,7 +56,7 @@ type Filter struct {
 	Unread        *bool
 	Flagged       *bool
 	HasAttachment bool
-	Threads       bool  // one row per thread: its newest message
+	Threads       bool  // one row per thread (across folders): its newest match
 	Before        int64 // cursor: only ids below this; 0 for none
 	Limit         int
 	// Hide leaves out what the person's projects keep from agents (projects.go); nil for nothing.
@@ -583,19 +584,47 @@ func (s *Store) newestMatches(ctx context.Context, f *Filter, i int, lo, hi int6
 
 // messagesIn runs the query of Messages, limited to win when it is not nil.
 func (s *Store) messagesIn(ctx context.Context, f *Filter, win *window, limit int) ([]*Row, bool, error) {
+	if f.Threads {
+		return s.threadsIn(ctx, f, limit)
+	}
 	where, args, err := f.whereIn(win)
 	if err != nil {
 		return nil, false, err
 	}
-	var q string
-	if f.Threads {
-		// The newest message of each thread among the matches, with the thread's size.
-		q = `SELECT ` + rowColumns + `, t.n FROM (SELECT max(m.id) AS id, count(*) AS n` + fromJoins + where +
-			` GROUP BY m.thread_id, m.folder_id ORDER BY 1 DESC LIMIT ?) t JOIN messages m ON m.id = t.id JOIN folders f ON f.id = m.folder_id JOIN accounts a ON a.id = m.account_id ORDER BY m.id DESC`
-	} else {
-		q = `SELECT ` + rowColumns + `, 0` + fromJoins + where + ` ORDER BY m.id DESC LIMIT ?`
-	}
+	q := `SELECT ` + rowColumns + `, 0` + fromJoins + where + ` ORDER BY m.id DESC LIMIT ?`
 	args = append(args, limit+1)
+	return s.scanRows(ctx, q, args, limit)
+}
+
+// threadsIn is Messages with f.Threads: one row per thread that has a match, the thread's
+// newest match, newest first. A thread is a conversation of one account, whatever folders its
+// messages are in (a message in INBOX and its reply in Sent are one thread): the row's
+// thread_size counts every message of the thread, matched or not, in every folder. The
+// person's projects keep whole threads (projects.go), so a thread shown has no kept message
+// to count. A thread's place is its newest match, and the cursor pages by it: a thread is
+// on one page only, even when it has older matches below the cursor.
+func (s *Store) threadsIn(ctx context.Context, f *Filter, limit int) ([]*Row, bool, error) {
+	g := *f
+	g.Before = 0
+	where, args, err := g.whereIn(nil)
+	if err != nil {
+		return nil, false, err
+	}
+	having := ""
+	if f.Before > 0 {
+		having = ` HAVING max(m.id) < ?`
+		args = append(args, f.Before)
+	}
+	q := `SELECT ` + rowColumns + `, (SELECT count(*) FROM messages x WHERE x.thread_id = m.thread_id)
+		FROM (SELECT max(m.id) AS id` + fromJoins + where + ` GROUP BY m.thread_id` + having + ` ORDER BY 1 DESC LIMIT ?) t
+		JOIN messages m ON m.id = t.id JOIN folders f ON f.id = m.folder_id JOIN accounts a ON a.id = m.account_id ORDER BY m.id DESC`
+	args = append(args, limit+1)
+	return s.scanRows(ctx, q, args, limit)
+}
+
+// scanRows runs q, whose columns are rowColumns and a thread size, and returns up to
+// limit rows and whether more followed.
+func (s *Store) scanRows(ctx context.Context, q string, args []any, limit int) ([]*Row, bool, error) {
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, false, s.explain(err)
@@ -643,7 +672,7 @@ func (s *Store) Count(ctx context.Context, f *Filter) (int, error) {
 	}
 	q := `SELECT count(*)` + fromJoins + where
 	if f.Threads {
-		q = `SELECT count(DISTINCT m.thread_id || ':' || m.folder_id)` + fromJoins + where
+		q = `SELECT count(DISTINCT m.thread_id)` + fromJoins + where
 	}
 	var n int
 	err = s.db.QueryRowContext(ctx, q, args...).Scan(&n)

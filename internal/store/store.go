@@ -34,7 +34,7 @@ type Store struct {
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 17
+const schemaVersion = 18
 
 // upgrades[v] brings a store of schema v to v+1.
 var upgrades = map[int][]string{
@@ -190,6 +190,7 @@ var upgrades = map[int][]string{
 		)`,
 		`CREATE INDEX IF NOT EXISTS dav_action_items_action ON dav_action_items(action)`,
 	},
+	// 17: the rows of each action's answer and the previews, added by addActionRows (actions.go).
 	// 7: the mailing-list columns, added and filled by fillLists (lists.go).
 	// 10: the invitation columns, added by addInviteColumns (invite.go).
 }
@@ -205,6 +206,7 @@ var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	// the server's words as they were.
 	14: refillContactSearch,
 	15: addHeld, // what each account ever held, so a message moved back is not new (held.go)
+	17: addActionRows,
 }
 
 const (

@@ -3,10 +3,13 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -190,5 +193,108 @@ func TestThreadUpgradeRenumbers(t *testing.T) {
 		if want := id[r.Subject[:1]]; r.ThreadID != want {
 			t.Errorf("%q has thread %s after the upgrade, want %s (the id of %q)", r.Subject, store.EncodeID(r.ThreadID), store.EncodeID(want), r.Subject[:1])
 		}
+	}
+}
+
+// TestThreadListingAcrossFolders: a listing with Threads gives one row per conversation
+// whatever folders its messages are in, the thread's newest match, and the size of the whole
+// thread; a folder's listing gives the threads with a message there, once each; a thread is
+// on one page only; a thread the projects keep is neither shown nor counted.
+func TestThreadListingAcrossFolders(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), store.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	aid, err := st.EnsureAccount(ctx, "acct", "imap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inbox := &store.Folder{AccountID: aid, Name: "INBOX"}
+	sent := &store.Folder{AccountID: aid, Name: "Sent"}
+	for _, f := range []*store.Folder{inbox, sent} {
+		if err := st.SaveFolder(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := time.Date(2025, 3, 10, 9, 0, 0, 0, time.UTC)
+	uid := map[*store.Folder]uint32{}
+	add := func(f *store.Folder, id, subject string, hours int, refs ...string) {
+		t.Helper()
+		uid[f]++
+		m := store.NewMessage{UID: uid[f], MessageID: id, Subject: subject, Date: day.Add(time.Duration(hours) * time.Hour),
+			From: store.Address{Email: "a@example.com"}, References: refs}
+		if len(refs) > 0 {
+			m.InReplyTo = refs[len(refs)-1]
+		}
+		if err := st.AddMessages(ctx, f, []store.NewMessage{m}, uid[f]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(inbox, "<q@x>", "question", 0)
+	add(sent, "<a@x>", "Re: question", 1, "<q@x>")
+	add(inbox, "<other@x>", "other", 2)
+	add(inbox, "<q2@x>", "Re: Re: question", 3, "<q@x>", "<a@x>")
+	add(sent, "<lone@x>", "lone sent", 4)
+
+	list := func(f *store.Filter) []*store.Row {
+		t.Helper()
+		f.Threads = true
+		rows, _, err := st.Messages(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	show := func(rows []*store.Row) string {
+		var out []string
+		for _, r := range rows {
+			out = append(out, fmt.Sprintf("%s/%s:%d", r.Folder, r.Subject, r.ThreadSize))
+		}
+		return strings.Join(out, ", ")
+	}
+	if got, want := show(list(&store.Filter{Limit: 50})), "Sent/lone sent:1, INBOX/Re: Re: question:3, INBOX/other:1"; got != want {
+		t.Errorf("every thread: %s, want %s", got, want)
+	}
+	if got, want := show(list(&store.Filter{Folder: "Sent", Limit: 50})), "Sent/lone sent:1, Sent/Re: question:3"; got != want {
+		t.Errorf("threads of Sent: %s, want %s", got, want)
+	}
+	q, err := search.Parse("question", day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := show(list(&store.Filter{Query: q, Limit: 50})), "INBOX/Re: Re: question:3"; got != want {
+		t.Errorf("a search's threads: %s, want %s", got, want)
+	}
+	if n, err := st.Count(ctx, &store.Filter{Query: q, Threads: true}); err != nil || n != 1 {
+		t.Errorf("a search counts %d threads (%v), want 1", n, err)
+	}
+	// Pages of one thread each: the conversation (matched in INBOX at hours 0 and 3) is on
+	// the first page only.
+	var pages []string
+	var before int64
+	for i := 0; i < 5; i++ {
+		rows, more, err := st.Messages(ctx, &store.Filter{Folder: "INBOX", Threads: true, Limit: 1, Before: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, show(rows))
+		if !more {
+			break
+		}
+		before = rows[len(rows)-1].ID
+	}
+	if got, want := strings.Join(pages, " | "), "INBOX/Re: Re: question:3 | INBOX/other:1"; got != want {
+		t.Errorf("pages of INBOX's threads: %s, want %s", got, want)
+	}
+	// A kept thread is not there: not a row, not counted.
+	thread := list(&store.Filter{Query: q, Limit: 1})[0].ThreadID
+	hide := &store.Hide{Threads: fmt.Sprintf("[%d]", thread)}
+	if got, want := show(list(&store.Filter{Hide: hide, Limit: 50})), "Sent/lone sent:1, INBOX/other:1"; got != want {
+		t.Errorf("every thread with the conversation kept: %s, want %s", got, want)
+	}
+	if n, _ := st.Count(ctx, &store.Filter{Hide: hide, Threads: true}); n != 2 {
+		t.Errorf("with the conversation kept, %d threads are counted, want 2", n)
 	}
 }

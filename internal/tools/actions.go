@@ -298,13 +298,14 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 		}
 		steps = append(steps, sp)
 	}
+	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: p.what, Client: clientName(ctx), Accounts: targetAccounts(targets)}
 	if dryRun {
-		for _, sp := range steps {
-			res.Messages = append(res.Messages, sp.row)
+		res.DryRun = ptr(true)
+		if err := s.shortAnswer(ctx, st, res, stepRows(steps), log); err != nil {
+			return nil, err
 		}
-		return finish(res, true), nil
+		return res, nil
 	}
-	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: p.what, Client: clientName(ctx)}
 	// One connection per account, one server call per folder.
 	groups := map[[2]string][]*step{}
 	var keys [][2]string
@@ -342,26 +343,52 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 			firstErr = cmp.Or(firstErr, err)
 		}
 	}
-	for _, sp := range steps {
-		res.Messages = append(res.Messages, sp.row)
+	rows := stepRows(steps)
+	for _, r := range rows {
+		res.Messages = append(res.Messages, r.row)
 	}
 	finish(res, false)
 	if firstErr != nil && res.Changed == 0 && len(log.Items) == 0 {
 		// Nothing changed anywhere: the reason is the answer, not a row of it.
 		return nil, firstErr
 	}
+	if p.backup {
+		res.Backups = ptr(backups)
+	}
 	if len(log.Items) > 0 {
 		log.Count = len(log.Items)
 		log.Accounts = itemAccounts(log.Items)
+		log.Rows = loggedRows(rows)
 		if err := st.RecordAction(ctx, log); err != nil {
 			return nil, fmt.Errorf("the messages were changed but the action log could not be written (%v); %s cannot put them back, %s can", err, generated.ToolMailUndo, generated.ToolMailMove)
 		}
 		res.ActionID = store.EncodeActionID(log.ID)
 	}
-	if p.backup {
-		res.Backups = ptr(backups)
+	if err := s.shortAnswer(ctx, st, res, rows, log); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// stepRows are the rows of an action's answer, one per step, in order.
+func stepRows(steps []*step) []answerRow {
+	out := make([]answerRow, len(steps))
+	for i, sp := range steps {
+		out[i] = answerRow{row: sp.row, message: sp.t.ID, sender: sp.t.From.Email}
+	}
+	return out
+}
+
+// targetAccounts are the accounts of targets, sorted.
+func targetAccounts(targets []*store.Target) []string {
+	var out []string
+	for _, t := range targets {
+		if !slices.Contains(out, t.Account) {
+			out = append(out, t.Account)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // fail marks every step of group not yet done as failed with err.

@@ -54,16 +54,25 @@ func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs)
 		bs = shown[:min(len(shown), a.Limit+1)]
 	}
 	res := &generated.BackupList{Backups: []generated.BackupInfo{}, LeftOut: nonZero(leftOut)}
+	// A page ends at limit backups or about SmallAnswer bytes, whichever comes first.
+	empty := &generated.BackupList{Backups: []generated.BackupInfo{}}
+	budget := SmallAnswer - AnswerSize(res)
 	for i, b := range bs {
 		if i == a.Limit {
 			res.NextCursor = encodeCursor(bs[i-1].ID)
 			break
 		}
-		info := generated.BackupInfo{Backup: store.EncodeBackupID(b.ID), Account: b.Account, Folder: b.Folder,
-			Subject: b.Subject, Saved: b.Saved.Format("2006-01-02 15:04"), Size: int(b.Size)}
+		info := generated.BackupInfo{Backup: store.EncodeBackupID(b.ID), Account: b.Account, Folder: shorten(b.Folder, shownString),
+			Subject: shorten(b.Subject, shownString), Saved: b.Saved.Format("2006-01-02 15:04"), Size: int(b.Size)}
 		if b.From != "" {
-			info.From = b.From
+			info.From = shorten(b.From, shownString)
 		}
+		c := AnswerSize(&generated.BackupList{Backups: []generated.BackupInfo{info}}) - AnswerSize(empty)
+		if c > budget && i > 0 {
+			res.NextCursor = encodeCursor(bs[i-1].ID)
+			break
+		}
+		budget -= c
 		res.Backups = append(res.Backups, info)
 	}
 	return res, nil
@@ -108,7 +117,7 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 
 // MailBackupRestore implements mail_backup_restore.
 func (s *Service) MailBackupRestore(ctx context.Context, a *generated.MailBackupRestoreArgs) (*generated.ActionResult, error) {
-	st, b, err := s.backup(ctx, a.Backup)
+	st, b, err := s.backup(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -118,14 +127,14 @@ func (s *Service) MailBackupRestore(ctx context.Context, a *generated.MailBackup
 	} else if f == nil {
 		folder = "INBOX"
 	}
-	res := &generated.ActionResult{Action: "restore " + a.Backup, Messages: []generated.ActionRow{}}
-	row := generated.ActionRow{ID: a.Backup, Outcome: outRestored, To: folder, Subject: b.Subject}
+	res := &generated.ActionResult{Action: "restore " + a.ID, Messages: []generated.ActionRow{}}
+	row := generated.ActionRow{ID: a.ID, Outcome: outRestored, To: folder, Subject: b.Subject}
 	if a.DryRun {
-		res.Messages = append(res.Messages, row)
-		return finish(res, true), nil
+		res.DryRun = ptr(true)
+		return res, s.shortAnswer(ctx, st, res, []answerRow{{row: row}}, nil)
 	}
 	if _, err := os.Stat(b.File); err != nil {
-		return nil, fmt.Errorf("the file of backup %s (%s) cannot be read (%v), so nothing was restored", a.Backup, b.File, err)
+		return nil, fmt.Errorf("the file of backup %s (%s) cannot be read (%v), so nothing was restored", a.ID, b.File, err)
 	}
 	acct, err := s.actingAccount(b.Account)
 	if err != nil {
@@ -140,16 +149,15 @@ func (s *Service) MailBackupRestore(ctx context.Context, a *generated.MailBackup
 		return nil, err
 	}
 	row.Reason = "put back from its backup; it shows with a new id after the next sync"
-	res.Messages = append(res.Messages, row)
-	finish(res, false)
-	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailBackupRestore, What: "restore " + a.Backup,
-		Client: clientName(ctx), Accounts: []string{b.Account}, Count: 1,
+	rows := []answerRow{{row: row}}
+	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailBackupRestore, What: "restore " + a.ID,
+		Client: clientName(ctx), Accounts: []string{b.Account}, Count: 1, Rows: loggedRows(rows),
 		Items: []store.ActionItem{{Account: b.Account, MessageID: b.MessageID, Subject: b.Subject, ToFolder: folder, Backup: b.ID}}}
 	if err := st.RecordAction(ctx, log); err != nil {
 		return nil, err
 	}
 	res.ActionID = store.EncodeActionID(log.ID)
-	return res, nil
+	return res, s.shortAnswer(ctx, st, res, rows, log)
 }
 
 // MailBackupsPurge implements mail_backups_purge and its commit: the backups

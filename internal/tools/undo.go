@@ -20,21 +20,24 @@ import (
 // undoing it does the action again. The work is done a folder at a time: one
 // State, one STORE per flag change and one MOVE per folder to go back to.
 func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*generated.ActionResult, error) {
-	st, act, err := s.loggedAction(ctx, a.ActionID)
+	st, act, err := s.loggedAction(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
+	if act.Preview {
+		return nil, fmt.Errorf("%s holds only the rows of a dry run, which changed nothing, so there is nothing to undo", a.ID)
+	}
 	if act.UndoneBy != 0 {
-		return nil, fmt.Errorf("action %s was already undone by %s; undo that one to do it again", a.ActionID, store.EncodeActionID(act.UndoneBy))
+		return nil, fmt.Errorf("action %s was already undone by %s; undo that one to do it again", a.ID, store.EncodeActionID(act.UndoneBy))
 	}
 	if len(act.DAV) > 0 {
-		return s.undoDAV(ctx, st, act, a.ActionID, a.DryRun)
+		return s.undoDAV(ctx, st, act, a.ID, a.DryRun)
 	}
 	if err := s.refuseKeptItems(ctx, st, act.Items); err != nil {
 		return nil, err
 	}
-	res := &generated.ActionResult{Action: "undo " + a.ActionID, Messages: []generated.ActionRow{}}
-	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "undo " + a.ActionID + " (" + act.What + ")",
+	res := &generated.ActionResult{Action: "undo " + a.ID, Messages: []generated.ActionRow{}}
+	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "undo " + a.ID + " (" + act.What + ")",
 		Client: clientName(ctx), Undoes: act.ID}
 	rows := make([]generated.ActionRow, len(act.Items))
 	for i, it := range act.Items {
@@ -86,17 +89,43 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 			}
 		}
 	}
-	res.Messages = append(res.Messages, rows...)
-	finish(res, a.DryRun)
+	senders, err := st.MessageSenders(ctx, itemMessages(act.Items))
+	if err != nil {
+		return nil, err
+	}
+	all := make([]answerRow, len(rows))
+	for i, r := range rows {
+		all[i] = answerRow{row: r, message: act.Items[i].Message, sender: senders[act.Items[i].Message]}
+		if act.Items[i].FromFolder == "" {
+			all[i].message = 0 // the row names the backup
+		}
+	}
+	log.Accounts = act.Accounts
 	if a.DryRun {
+		res.DryRun = ptr(true)
+		if err := s.shortAnswer(ctx, st, res, all, log); err != nil {
+			return nil, err
+		}
 		return res, nil
 	}
-	log.Count, log.Accounts = len(log.Items), act.Accounts
+	log.Count, log.Rows = len(log.Items), loggedRows(all)
 	if err := st.RecordAction(ctx, log); err != nil {
 		return nil, fmt.Errorf("the messages were put back but the action log could not be written (%v)", err)
 	}
 	res.ActionID = store.EncodeActionID(log.ID)
+	if err := s.shortAnswer(ctx, st, res, all, log); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// itemMessages are the store's ids of items' messages.
+func itemMessages(items []store.ActionItem) []int64 {
+	out := make([]int64, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.Message)
+	}
+	return out
 }
 
 func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *store.Action, error) {
@@ -359,68 +388,6 @@ func equalFold(a, b string) bool {
 func sameSet(a, b []string) bool {
 	add, remove := flagDiff(a, b)
 	return len(add) == 0 && len(remove) == 0
-}
-
-// MailActions implements mail_actions.
-func (s *Service) MailActions(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
-	st, err := s.store()
-	if err != nil {
-		return nil, err
-	}
-	before, err := decodeCursor(a.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	visible, err := s.visibleNames()
-	if err != nil {
-		return nil, err
-	}
-	acc, err := s.access(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res := &generated.ActionList{Actions: []generated.ActionInfo{}}
-	var last int64
-	for {
-		acts, err := st.Actions(ctx, before, a.Limit+1)
-		if err != nil {
-			return nil, err
-		}
-		if len(acts) == 0 {
-			break
-		}
-		for _, act := range acts {
-			before = act.ID
-			if !allVisible(act.Accounts, visible) {
-				continue
-			}
-			if acc.active() {
-				// An action on an event or task the person's projects keep is not there to this agent.
-				dav, err := st.DAVItemsOf(ctx, act.ID)
-				if err != nil {
-					return nil, err
-				}
-				if acc.keepsDAV(dav) {
-					continue
-				}
-			}
-			if len(res.Actions) == a.Limit {
-				res.NextCursor = encodeCursor(last)
-				return res, nil
-			}
-			info := generated.ActionInfo{ActionID: store.EncodeActionID(act.ID), Action: act.What,
-				At: act.At.Format("2006-01-02 15:04"), Client: act.Client, Account: joinAccounts(act.Accounts), Messages: act.Count}
-			if act.UndoneBy != 0 {
-				info.UndoneBy = store.EncodeActionID(act.UndoneBy)
-			}
-			if act.Undoes != 0 {
-				info.Undoes = store.EncodeActionID(act.Undoes)
-			}
-			res.Actions = append(res.Actions, info)
-			last = act.ID
-		}
-	}
-	return res, nil
 }
 
 func allVisible(accounts, visible []string) bool {
