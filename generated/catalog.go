@@ -2697,8 +2697,10 @@ var Tools = []ToolSpec{
 // replaces it: tools/list never lists an old name, and a call to one is
 // answered with an error naming its replacement.
 var Replaced = map[string]string{
-	"task_complete": "task_update",
-	"task_reopen":   "task_update",
+	"mail_send_draft":        "mail_send",
+	"mail_send_draft_commit": "mail_send_commit",
+	"task_complete":          "task_update",
+	"task_reopen":            "task_update",
 }
 
 // ResourceSpec is a resource URI template.
