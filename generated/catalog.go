@@ -3194,7 +3194,7 @@ type MailListArgs struct {
 func newMailListArgs() *MailListArgs {
 	return &MailListArgs{
 		Folder:    "INBOX",
-		Limit:     50,
+		Limit:     20,
 		Threads:   false,
 		CountOnly: false,
 	}
@@ -3218,7 +3218,7 @@ type MailSearchArgs struct {
 
 func newMailSearchArgs() *MailSearchArgs {
 	return &MailSearchArgs{
-		Limit:     50,
+		Limit:     20,
 		Threads:   false,
 		CountOnly: false,
 	}
