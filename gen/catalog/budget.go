@@ -327,7 +327,7 @@ func (c *Catalog) ListedInput(t *Tool) map[string]any {
 	if len(required) > 0 {
 		s["required"] = required
 	}
-	return s
+	return toolwire.Lean(s) // the same keywords as the schema served
 }
 
 // listedType is the listed schema of a declared type used as an argument.

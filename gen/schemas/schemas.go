@@ -102,14 +102,14 @@ func Write(catDir, outDir string, tools []ToolTypes) error {
 			if orig == nil || inputs[prep] == nil {
 				return fmt.Errorf("tool %s: its prepare half %s was not written first", ct.Name, prep)
 			}
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, written["output"]); err != nil {
+			lout, err := toolwire.ListedOutput(written["output"])
+			if err != nil {
 				return err
 			}
 			a := orig.Annotations
 			entries[catalog.OneCallKey(prep)] = toolwire.Entry(toolwire.Tool{
 				Name: prep, Title: orig.Title, Description: catalog.ServedDescription(orig.Description),
-				Input: inputs[prep], Output: compact.Bytes(),
+				Input: inputs[prep], Output: lout,
 				Annotations: toolwire.Annotations{ReadOnlyHint: false, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld},
 			}, toolwire.Latest)
 		}
@@ -142,14 +142,14 @@ func entry(cat *catalog.Catalog, ct *catalog.Tool, in, out []byte) ([]byte, erro
 	if !bytes.Equal(listed, measured) {
 		return nil, fmt.Errorf("tool %s: the input schema tools/list serves differs from the one the budgets measure (a generator bug):\nserved   %s\nmeasured %s", ct.Name, listed, measured)
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, out); err != nil {
-		return nil, err
+	lout, err := toolwire.ListedOutput(out)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: %w", ct.Name, err)
 	}
 	a := ct.Annotations
 	return toolwire.Entry(toolwire.Tool{
 		Name: ct.Name, Title: ct.Title, Description: catalog.ServedDescription(ct.Description),
-		Input: listed, Output: compact.Bytes(),
+		Input: listed, Output: lout,
 		Annotations: toolwire.Annotations{ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld},
 	}, toolwire.Latest), nil
 }

@@ -209,7 +209,11 @@ func New(h generated.Handlers) (*Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the input schema of %s: %w", spec.Name, err)
 		}
-		t := &Tool{Spec: spec, Input: compact(in), Listed: listed, Output: compact(out), accepted: spec.Args, freeText: map[string]bool{}}
+		lout, err := toolwire.ListedOutput(out)
+		if err != nil {
+			return nil, fmt.Errorf("the output schema of %s: %w", spec.Name, err)
+		}
+		t := &Tool{Spec: spec, Input: compact(in), Listed: listed, Output: lout, accepted: spec.Args, freeText: map[string]bool{}}
 		for _, name := range spec.FreeText {
 			t.freeText[name] = true
 		}

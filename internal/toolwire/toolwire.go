@@ -77,10 +77,77 @@ func Lean(s map[string]any) map[string]any {
 			} else {
 				out[k] = v
 			}
+		case "default":
+			// A flag's false is what its absence means: no word for the model.
+			if b, ok := v.(bool); ok && !b {
+				continue
+			}
+			out[k] = v
 		case "additionalProperties":
 			if b, ok := v.(bool); ok && !b {
 				out[k] = false
 			}
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// outputDropped are the keywords of an output schema that validation does not
+// read: the words for people (the full schema under generated/schemas and the
+// docs keep them).
+var outputDropped = map[string]bool{"$schema": true, "description": true, "title": true, "examples": true, "default": true, "$comment": true}
+
+// ListedOutput returns the listed form of a full output schema (JSON): every
+// keyword validation reads, none of the words for people, as compact JSON
+// with sorted keys. A client validates structured content with it exactly as
+// with the full schema.
+func ListedOutput(full []byte) ([]byte, error) {
+	var s map[string]any
+	if err := json.Unmarshal(full, &s); err != nil {
+		return nil, fmt.Errorf("the output schema is not a JSON object: %w", err)
+	}
+	return Marshal(leanOutput(s))
+}
+
+// leanOutput drops outputDropped from schema s and every schema inside it;
+// the names under properties and $defs are names, never keywords.
+func leanOutput(s map[string]any) map[string]any {
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		if outputDropped[k] {
+			continue
+		}
+		switch k {
+		case "properties", "$defs", "patternProperties":
+			m, _ := v.(map[string]any)
+			lean := make(map[string]any, len(m))
+			for name, sub := range m {
+				if ss, ok := sub.(map[string]any); ok {
+					lean[name] = leanOutput(ss)
+				} else {
+					lean[name] = sub
+				}
+			}
+			out[k] = lean
+		case "items", "additionalProperties", "not", "contains", "if", "then", "else":
+			if ss, ok := v.(map[string]any); ok {
+				out[k] = leanOutput(ss)
+			} else {
+				out[k] = v
+			}
+		case "anyOf", "oneOf", "allOf", "prefixItems":
+			arr, _ := v.([]any)
+			lean := make([]any, len(arr))
+			for i, sub := range arr {
+				if ss, ok := sub.(map[string]any); ok {
+					lean[i] = leanOutput(ss)
+				} else {
+					lean[i] = sub
+				}
+			}
+			out[k] = lean
 		default:
 			out[k] = v
 		}
