@@ -208,8 +208,8 @@ func TestTextFormCannotBeForged(t *testing.T) {
 			// One calendar object by id: this mail-only store holds none (internal/tools
 			// TestHostileEvent frames and masks what strangers write in events).
 			continue
-		case props.Get("rule").Exists(): // rules_check, rules_test: a rule over the forged mail
-			argSets = append(argSets, map[string]any{"rule": map[string]any{"name": "Forged", "match": map[string]any{"subject": "example"}, "actions": []any{map[string]any{"do": "archive"}}}})
+		case props.Get("rule").Exists(): // rules_test, rules_propose: a rule over the forged mail
+			argSets = append(argSets, map[string]any{"rule": map[string]any{"name": "Forged", "match": "subject:example", "actions": []any{map[string]any{"do": "archive"}}}})
 		case props.Get("query").Exists() && gjson.GetBytes(schema, `required.#(=="query")`).Exists():
 			argSets = append(argSets, map[string]any{"query": "example"}, map[string]any{"query": "forged"})
 		default:

@@ -383,15 +383,16 @@ func (s *Service) changeRule(ctx context.Context, name string, change func(all [
 			}
 			return nil, errors.New(msg)
 		}
-		key := all[i].Name
+		before := all[i]
 		all, err := change(all, i)
 		if err != nil {
 			return nil, err
 		}
-		if j := rules.Find(all, key); j >= 0 {
+		if j := rules.Find(all, before.Name); j >= 0 {
 			out, pos = all[j], j+1
 		} else {
-			out = generated.Rule{Name: key} // removed
+			out = before // removed: it has no state any more
+			out.State = ""
 		}
 		return all, nil
 	})
