@@ -353,7 +353,7 @@ func kindsUses(h *kindsHome) []use {
 		{"mail_unsubscribe", map[string]any{"id": id("news4")}},
 		{"mail_draft", map[string]any{"to": []any{smtptest.Addr("kinds")}, "subject": "Valid everywhere", "body": "Checked against its schema."}},
 		{"mail_send", map[string]any{"reply_to": id("lunch"), "body": "Noon it is."}},
-		{"mail_sync", map[string]any{"id": "work"}},
+		{"mail_sync", map[string]any{"account": "work"}},
 		{"mail_list", map[string]any{"account": "work", "folder": "Drafts"}},
 		{"mail_send_draft", map[string]any{"id": ref{"mail_list", []any{"messages", 0, "id"}}}},
 		{"calendar_respond", map[string]any{"id": id("invite"), "answer": "tentative", "calendar": h.calName}},
