@@ -190,9 +190,12 @@ func markPrefix(toks []token) {
 				if !hasWordChar(t.text) {
 					continue // punctuation alone is no condition
 				}
-			case "from", "to", "cc", "subject", "body", "header", "list":
+			case "from", "to", "cc", "subject":
+				if n := len(t.text); t.op != "subject" && strings.HasPrefix(t.text, "@") || n >= 2 && t.text[0] == '*' && t.text[n-1] == '*' {
+					continue // a domain or text anywhere is no word: it does not take the prefix away
+				}
 			default:
-				continue // other operators do not take the prefix away
+				continue // other operators (body:, header:, list: too) do not take the prefix away
 			}
 			last, lastOK = i, t.op == "" && !t.quoted && !t.neg && negDepth == 0 && !strings.ContainsFunc(t.text, unicode.IsSpace)
 		}
