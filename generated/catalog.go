@@ -3661,7 +3661,7 @@ func newRulesListArgs() *RulesListArgs {
 // RulesTestArgs holds the arguments of the rules_test tool.
 type RulesTestArgs struct {
 	// The rule to check and test.
-	Rule Rule `json:"rule" jsonschema:"required"`
+	Rule NewRule `json:"rule" jsonschema:"required"`
 	// Only this folder (default: every folder).
 	Folder *string `json:"folder,omitempty"`
 	// How many matching messages to show.
@@ -3691,7 +3691,7 @@ func newRulesCoverageArgs() *RulesCoverageArgs {
 // RulesProposeArgs holds the arguments of the rules_propose tool.
 type RulesProposeArgs struct {
 	// The rule to propose (not with withdraw).
-	Rule *Rule `json:"rule,omitempty"`
+	Rule *NewRule `json:"rule,omitempty"`
 	// withdraw: the name of your pending proposal.
 	ID *string `json:"id,omitempty"`
 	// true: withdraw the proposal id instead.
@@ -4369,6 +4369,20 @@ type MessageText struct {
 	Problems []string `json:"problems,omitempty" post:"line"`
 	// The event of the meeting invitation or cancellation it carries; present only then.
 	Invitation *Invitation `json:"invitation,omitempty"`
+}
+
+// NewRule: A mail rule, as an agent writes it.
+type NewRule struct {
+	// Its unique name.
+	Name string `json:"name" post:"line"`
+	// The only account it acts on (none: every one).
+	Account string `json:"account,omitempty" post:"line"`
+	// What it matches: a mail_search query.
+	Match string `json:"match" post:"line"`
+	// What it does, in order.
+	Actions []RuleAction `json:"actions"`
+	// No later rule runs on what it matched.
+	Stop *bool `json:"stop,omitempty"`
 }
 
 // NoteAdded: The note written.

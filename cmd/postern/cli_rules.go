@@ -107,7 +107,7 @@ func newRulesCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			scopes := append([]string{generated.ScopeRead}, rules.NeedsOf(r).Scopes()...)
 			f.scopes = strings.Join(scopes, ",")
-			in := map[string]any{"rule": r}
+			in := map[string]any{"rule": generated.NewRule{Name: r.Name, Account: r.Account, Match: r.Match, Actions: r.Actions, Stop: r.Stop}}
 			if folder != "" {
 				in["folder"] = folder
 			}

@@ -55,6 +55,9 @@ func TestRulesProposeApproveSync(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"News to Receipts"  pending, proposed by send-e2e`) {
 		t.Fatalf("postern rules list: %d\n%s%s", code, out, errOut)
 	}
+	if out, errOut, code = runCLI(t, b.env, "rules", "test", "News to Receipts", "--json", "--config", b.cfg); code != 0 || !strings.Contains(out, `"matched": 3`) {
+		t.Fatalf("postern rules test: %d\n%s%s", code, out, errOut)
+	}
 	if out, errOut, code = runCLI(t, b.env, "rules", "approve", "News to Receipts", "--config", b.cfg); code != 0 {
 		t.Fatalf("postern rules approve: %d %s%s", code, out, errOut)
 	}

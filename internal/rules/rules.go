@@ -245,3 +245,8 @@ func Ordered(rules []generated.Rule) []generated.Rule {
 	}
 	return out
 }
+
+// FromNew is the rule an agent wrote (rules_test, rules_propose), with no state yet.
+func FromNew(n generated.NewRule) generated.Rule {
+	return generated.Rule{Name: n.Name, Account: n.Account, Match: n.Match, Actions: n.Actions, Stop: n.Stop}
+}

@@ -173,7 +173,7 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	r := a.Rule
+	r := rules.FromNew(a.Rule)
 	res := &generated.RuleTest{Messages: []generated.MessageRow{}, Actions: describe(r.Actions), NeedsScopes: rules.NeedsOf(r).Scopes()}
 	res.Problems = c.Problems(r)
 	scopeErr := needScopes(ctx, r, "tested")
@@ -321,20 +321,20 @@ func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArg
 	if a.ID != nil && !strings.EqualFold(*a.ID, a.Rule.Name) {
 		return nil, fmt.Errorf("id %q is not the rule's name %q; give the name in rule alone", *a.ID, a.Rule.Name)
 	}
-	if err := needScopes(ctx, *a.Rule, "proposed"); err != nil {
+	r := rules.FromNew(*a.Rule)
+	if err := needScopes(ctx, r, "proposed"); err != nil {
 		return nil, err
 	}
 	c, err := s.checker(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if ps := c.Problems(*a.Rule); len(ps) > 0 {
+	if ps := c.Problems(r); len(ps) > 0 {
 		return nil, fmt.Errorf("the rule was not saved: %s", strings.Join(ps, "; "))
 	}
-	if err := s.refuseKeptRule(ctx, *a.Rule); err != nil {
+	if err := s.refuseKeptRule(ctx, r); err != nil {
 		return nil, err
 	}
-	r := *a.Rule
 	r.State, r.ProposedBy, r.LastActed = rules.Pending, clientName(ctx), ""
 	if r.ProposedBy == "" {
 		r.ProposedBy = "an agent"
