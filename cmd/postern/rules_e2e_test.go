@@ -55,7 +55,7 @@ func TestRulesProposeApproveSync(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"News to Receipts"  pending, proposed by send-e2e`) {
 		t.Fatalf("postern rules list: %d\n%s%s", code, out, errOut)
 	}
-	if out, errOut, code = runCLI(t, b.env, "rules", "test", "News to Receipts", "--json", "--config", b.cfg); code != 0 || !strings.Contains(out, `"matched": 3`) {
+	if out, errOut, code = runCLI(t, b.env, "rules", "test", "News to Receipts", "--json", "--config", b.cfg); code != 0 || !strings.Contains(out, `"matched":4`) {
 		t.Fatalf("postern rules test: %d\n%s%s", code, out, errOut)
 	}
 	if out, errOut, code = runCLI(t, b.env, "rules", "approve", "News to Receipts", "--config", b.cfg); code != 0 {
