@@ -459,7 +459,7 @@ func TestRuleAnswersValidate(t *testing.T) {
 	args := map[string]map[string]any{
 		"rules_test": {"rule": rule("A")}, "rules_propose": {"rule": rule("A")}, "rules_list": {},
 		"rules_update": {"id": "A", "state": "enabled", "position": 1}, "rules_coverage": {"folder": "INBOX"},
-		"rules_apply_existing": {"id": "A", "dry_run": true},
+		"rules_apply_existing":   {"id": "A", "dry_run": true},
 		"rules_propose withdraw": {"id": "B", "withdraw": true}, "rules_update reject": {"id": "C", "state": "rejected"},
 	}
 	n := 0
