@@ -27,7 +27,7 @@ var namesAllowed = map[[2]string]string{
 	{"internal/approval/pairs.go", "none"}:    "the approval mode of a commit that asks nobody",
 	{"internal/mailparse/charset.go", "none"}: "a charset label senders write",
 	{"internal/rules/check.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
-	{"internal/rules/match.go", "read"}:       "the rule condition flags: read",
+	{"internal/rules/legacy.go", "read"}:      "the old rule condition flags: read",
 	{"internal/tools/rules.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
 	{"internal/source/imap/sieve.go", "none"}: "the TLS mode tls = none",
 	{"internal/sieve/translate.go", "delete"}: "the rule action delete (RuleAction.do), not the effect",

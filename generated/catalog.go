@@ -127,26 +127,14 @@ const (
 	ToolNoteAdd = "note_add"
 	// ToolRulesList is "rules_list": List rules.
 	ToolRulesList = "rules_list"
-	// ToolRulesSchema is "rules_schema": Rule schema.
-	ToolRulesSchema = "rules_schema"
-	// ToolRulesCheck is "rules_check": Check a rule.
-	ToolRulesCheck = "rules_check"
-	// ToolRulesTest is "rules_test": Test a rule.
+	// ToolRulesTest is "rules_test": Check and test a rule.
 	ToolRulesTest = "rules_test"
 	// ToolRulesCoverage is "rules_coverage": Rule coverage.
 	ToolRulesCoverage = "rules_coverage"
-	// ToolRulesPropose is "rules_propose": Propose a rule.
+	// ToolRulesPropose is "rules_propose": Propose or withdraw a rule.
 	ToolRulesPropose = "rules_propose"
-	// ToolRulesWithdraw is "rules_withdraw": Withdraw a proposal.
-	ToolRulesWithdraw = "rules_withdraw"
-	// ToolRulesApprove is "rules_approve": Approve a rule.
-	ToolRulesApprove = "rules_approve"
-	// ToolRulesReject is "rules_reject": Reject a rule.
-	ToolRulesReject = "rules_reject"
-	// ToolRulesSetEnabled is "rules_set_enabled": Enable or disable a rule.
-	ToolRulesSetEnabled = "rules_set_enabled"
-	// ToolRulesMove is "rules_move": Reorder a rule.
-	ToolRulesMove = "rules_move"
+	// ToolRulesUpdate is "rules_update": Approve, reject, enable, disable or move a rule.
+	ToolRulesUpdate = "rules_update"
 	// ToolRulesApplyExisting is "rules_apply_existing": Apply a rule to stored mail.
 	ToolRulesApplyExisting = "rules_apply_existing"
 	// ToolRulesPush is "rules_push": Run the rules on the mail server.
@@ -233,17 +221,10 @@ const (
 	ResourceAgenda = "agenda"
 )
 
-// Files holds the JSON Schemas (schemas/, the types' own under schemas/types/) and the docs (docs/).
+// Files holds the JSON Schemas (schemas/) and the docs (docs/).
 //
-//go:embed schemas/*.json schemas/types/*.json docs/*.md
+//go:embed schemas/*.json docs/*.md
 var Files embed.FS
-
-// Paths inside Files of the JSON Schemas of the types marked schema_file: the
-// schema an argument of the type has, for a tool to serve.
-const (
-	// RuleSchemaFile is the JSON Schema of Rule: A mail rule.
-	RuleSchemaFile = "schemas/types/Rule.json"
-)
 
 // ScopeSpec is one scope a person can grant.
 type ScopeSpec struct {
@@ -2201,7 +2182,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolRulesList,
 		Title:         "List rules",
-		Description:   "List the mail rules, pending proposals first, then in the order they run: each with its state (pending, enabled, disabled, rejected), who proposed it, what it matches, what it does, and when it last acted.",
+		Description:   "List the mail rules, pending proposals first, then in the order they run, with their state and what they wait for. See docs page rules.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2234,79 +2215,9 @@ var Tools = []ToolSpec{
 		},
 	},
 	{
-		Name:          ToolRulesSchema,
-		Title:         "Rule schema",
-		Description:   "The JSON Schema of a rule, as rules_propose, rules_check and rules_test take it, with the meaning of each condition and action.",
-		Scope:         ScopeRead,
-		Effect:        EffectNone,
-		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/rules_schema.input.json",
-		OutputSchema:  "schemas/rules_schema.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          nil,
-		FreeText:      nil,
-		NewArgs:       func() any { return newRulesSchemaArgs() },
-		NewResult:     func() any { return &RuleSchema{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newRulesSchemaArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of rules_schema could not be decoded: %w", err)
-				}
-			}
-			r, err := h.RulesSchema(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("rules_schema returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolRulesCheck,
-		Title:         "Check a rule",
-		Description:   "Check a rule without saving it: unknown folders and accounts (naming the nearest), conditions that can never hold, actions that conflict, a forward outside [send] allow, and the scopes its conditions need.",
-		Scope:         ScopeRead,
-		Effect:        EffectNone,
-		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/rules_check.input.json",
-		OutputSchema:  "schemas/rules_check.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"rule"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newRulesCheckArgs() },
-		NewResult:     func() any { return &RuleCheck{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newRulesCheckArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of rules_check could not be decoded: %w", err)
-				}
-			}
-			r, err := h.RulesCheck(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("rules_check returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
 		Name:          ToolRulesTest,
-		Title:         "Test a rule",
-		Description:   "Run a rule over the stored mail, changing nothing: how many messages it matches, the newest of them (as mail_list rows) and what it would do to each.",
+		Title:         "Check and test a rule",
+		Description:   "Check a rule without saving it and run it over the stored mail, changing nothing: its problems, how many messages it matches, the newest. See docs page rules.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2341,7 +2252,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolRulesCoverage,
 		Title:         "Rule coverage",
-		Description:   "Run every enabled rule over a folder, changing nothing: how many messages each matches, the senders no rule matches (most messages first), and the messages several rules match, with the rule that wins.",
+		Description:   "Run every enabled rule over a folder, changing nothing: what each matches, senders no rule matches, messages several rules match. See docs page rules.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2375,8 +2286,8 @@ var Tools = []ToolSpec{
 	},
 	{
 		Name:          ToolRulesPropose,
-		Title:         "Propose a rule",
-		Description:   "Propose a new rule, or a change to a rule this client proposed. It waits, doing nothing, until the person approves it. A forwarding rule is approved only in a terminal (postern rules approve).",
+		Title:         "Propose or withdraw a rule",
+		Description:   "Propose a rule (or a change to your own), which waits until the person approves it; or withdraw your pending proposal. See docs page rules.",
 		Scope:         ScopeRulesPropose,
 		Effect:        EffectLocalWrite,
 		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2387,7 +2298,7 @@ var Tools = []ToolSpec{
 		Phase:         "",
 		Pair:          "",
 		Approval:      false,
-		Args:          []string{"rule"},
+		Args:          []string{"id", "rule", "withdraw"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newRulesProposeArgs() },
 		NewResult:     func() any { return &RuleInfo{} },
@@ -2409,176 +2320,36 @@ var Tools = []ToolSpec{
 		},
 	},
 	{
-		Name:          ToolRulesWithdraw,
-		Title:         "Withdraw a proposal",
-		Description:   "Withdraw a pending rule this client proposed; approved rules and others' proposals stay.",
-		Scope:         ScopeRulesPropose,
-		Effect:        EffectLocalWrite,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/rules_withdraw.input.json",
-		OutputSchema:  "schemas/rules_withdraw.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"name"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newRulesWithdrawArgs() },
-		NewResult:     func() any { return &RuleInfo{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newRulesWithdrawArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of rules_withdraw could not be decoded: %w", err)
-				}
-			}
-			r, err := h.RulesWithdraw(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("rules_withdraw returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolRulesApprove,
-		Title:         "Approve a rule",
-		Description:   "Approve a pending rule: it is enabled and runs on new mail at each sync. A rule that forwards stays pending: only postern rules approve in a terminal enables it.",
+		Name:          ToolRulesUpdate,
+		Title:         "Approve, reject, enable, disable or move a rule",
+		Description:   "Set a rule's state (approve or enable: enabled; disabled; reject: rejected) or its place in the run order. A forward is enabled only in a terminal. See docs page rules.",
 		Scope:         ScopeRulesWrite,
 		Effect:        EffectLocalWrite,
 		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
 		PrepareCommit: false,
 		DryRun:        false,
-		InputSchema:   "schemas/rules_approve.input.json",
-		OutputSchema:  "schemas/rules_approve.output.json",
+		InputSchema:   "schemas/rules_update.input.json",
+		OutputSchema:  "schemas/rules_update.output.json",
 		Phase:         "",
 		Pair:          "",
 		Approval:      false,
-		Args:          []string{"name"},
+		Args:          []string{"id", "position", "state"},
 		FreeText:      nil,
-		NewArgs:       func() any { return newRulesApproveArgs() },
+		NewArgs:       func() any { return newRulesUpdateArgs() },
 		NewResult:     func() any { return &RuleInfo{} },
 		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newRulesApproveArgs()
+			a := newRulesUpdateArgs()
 			if len(raw) > 0 {
 				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of rules_approve could not be decoded: %w", err)
+					return nil, fmt.Errorf("the arguments of rules_update could not be decoded: %w", err)
 				}
 			}
-			r, err := h.RulesApprove(ctx, a)
+			r, err := h.RulesUpdate(ctx, a)
 			if err != nil {
 				return nil, err
 			}
 			if r == nil {
-				return nil, fmt.Errorf("rules_approve returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolRulesReject,
-		Title:         "Reject a rule",
-		Description:   "Reject a pending rule; it stays listed as rejected and never runs.",
-		Scope:         ScopeRulesWrite,
-		Effect:        EffectLocalWrite,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/rules_reject.input.json",
-		OutputSchema:  "schemas/rules_reject.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"name"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newRulesRejectArgs() },
-		NewResult:     func() any { return &RuleInfo{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newRulesRejectArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of rules_reject could not be decoded: %w", err)
-				}
-			}
-			r, err := h.RulesReject(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("rules_reject returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolRulesSetEnabled,
-		Title:         "Enable or disable a rule",
-		Description:   "Enable or disable an approved rule. A forwarding rule is enabled only in a terminal.",
-		Scope:         ScopeRulesWrite,
-		Effect:        EffectLocalWrite,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/rules_set_enabled.input.json",
-		OutputSchema:  "schemas/rules_set_enabled.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"enabled", "name"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newRulesSetEnabledArgs() },
-		NewResult:     func() any { return &RuleInfo{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newRulesSetEnabledArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of rules_set_enabled could not be decoded: %w", err)
-				}
-			}
-			r, err := h.RulesSetEnabled(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("rules_set_enabled returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolRulesMove,
-		Title:         "Reorder a rule",
-		Description:   "Move a rule in the order rules run (the first rule that matches and says stop ends the run).",
-		Scope:         ScopeRulesWrite,
-		Effect:        EffectLocalWrite,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/rules_move.input.json",
-		OutputSchema:  "schemas/rules_move.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"name", "position"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newRulesMoveArgs() },
-		NewResult:     func() any { return &RuleList{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newRulesMoveArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of rules_move could not be decoded: %w", err)
-				}
-			}
-			r, err := h.RulesMove(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("rules_move returned no result")
+				return nil, fmt.Errorf("rules_update returned no result")
 			}
 			return r, nil
 		},
@@ -2586,7 +2357,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolRulesApplyExisting,
 		Title:         "Apply a rule to stored mail",
-		Description:   "Run one enabled rule over the mail already stored, as sync would run it on new mail: dry_run says what it would do; the act is logged with an action_id that mail_undo takes. A forwarding rule does not run over old mail.",
+		Description:   "Run one enabled rule over the mail already stored, as sync runs it on new mail; undo with mail_undo. A forwarding rule does not run over old mail. See docs page rules.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectReversible,
 		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -2597,7 +2368,7 @@ var Tools = []ToolSpec{
 		Phase:         "",
 		Pair:          "",
 		Approval:      false,
-		Args:          []string{"dry_run", "folder", "name"},
+		Args:          []string{"dry_run", "folder", "id"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newRulesApplyExistingArgs() },
 		NewResult:     func() any { return &ActionResult{} },
@@ -2621,7 +2392,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolRulesPush,
 		Title:         "Run the rules on the mail server",
-		Description:   "Install one account's enabled rules on its mail server as one Sieve script (over ManageSieve), so they run at delivery even when postern does not. The preview shows the whole script, the rules Sieve cannot express (they stay local and run at each sync) and what becomes of the server's active script; the person's own scripts are never replaced. The server then runs the script where postern's log cannot see it: the person approves. This call only prepares: it returns a preview and a token, and nothing happens until rules_push_commit.",
+		Description:   "Install one account's enabled rules on its server as a Sieve script (ManageSieve), beside the person's own; the person approves. See docs page rules. This call only prepares: it returns a preview and a token, and nothing happens until rules_push_commit.",
 		Scope:         ScopeRulesWrite,
 		Effect:        EffectIrreversible,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: false, OpenWorld: false},
@@ -2632,8 +2403,8 @@ var Tools = []ToolSpec{
 		Phase:         PhasePrepare,
 		Pair:          ToolRulesPushCommit,
 		Approval:      false,
-		OneCallDesc:   "Install one account's enabled rules on its mail server as one Sieve script (over ManageSieve), so they run at delivery even when postern does not. The preview shows the whole script, the rules Sieve cannot express (they stay local and run at each sync) and what becomes of the server's active script; the person's own scripts are never replaced. The server then runs the script where postern's log cannot see it: the person approves.",
-		Args:          []string{"account"},
+		OneCallDesc:   "Install one account's enabled rules on its server as a Sieve script (ManageSieve), beside the person's own; the person approves. See docs page rules.",
+		Args:          []string{"id"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newRulesPushArgs() },
 		NewResult:     func() any { return &Prepared{} },
@@ -2668,7 +2439,7 @@ var Tools = []ToolSpec{
 		Phase:         PhaseCommit,
 		Pair:          ToolRulesPush,
 		Approval:      true,
-		Args:          []string{"account", "token"},
+		Args:          []string{"id", "token"},
 		FreeText:      []string{"token"},
 		NewArgs:       func() any { return newRulesPushCommitArgs() },
 		NewResult:     func() any { return &SievePush{} },
@@ -2680,7 +2451,7 @@ var Tools = []ToolSpec{
 				}
 			}
 			act, err := h.RulesPush(ctx, &RulesPushArgs{
-				Account: a.Account,
+				ID: a.ID,
 			})
 			if err != nil {
 				return nil, err
@@ -2739,8 +2510,8 @@ var DocPages = []DocPageSpec{
 	{Name: "calendar", Title: "Calendars, tasks and contacts"},
 	{Name: "mail", Title: "Reading and writing mail"},
 	{Name: "notes", Title: "Notes"},
+	{Name: "rules", Title: "Mail rules"},
 	{Name: "search", Title: "Searching mail"},
-	{Name: "rules", Title: "Mail rules: every condition and action, with examples"},
 }
 
 // Handlers is implemented by the runtime: one method per catalog tool.
@@ -2842,31 +2613,19 @@ type Handlers interface {
 	NoteRead(ctx context.Context, args *NoteReadArgs) (*NoteText, error)
 	// NoteAdd: Write a new Markdown note from a title and a text, never replacing a file; the answer gives its path. See docs page notes.
 	NoteAdd(ctx context.Context, args *NoteAddArgs) (*NoteAdded, error)
-	// RulesList: List the mail rules, pending proposals first, then in the order they run: each with its state (pending, enabled, disabled, rejected), who proposed it, what it matches, what it does, and when it last acted.
+	// RulesList: List the mail rules, pending proposals first, then in the order they run, with their state and what they wait for. See docs page rules.
 	RulesList(ctx context.Context, args *RulesListArgs) (*RuleList, error)
-	// RulesSchema: The JSON Schema of a rule, as rules_propose, rules_check and rules_test take it, with the meaning of each condition and action.
-	RulesSchema(ctx context.Context, args *RulesSchemaArgs) (*RuleSchema, error)
-	// RulesCheck: Check a rule without saving it: unknown folders and accounts (naming the nearest), conditions that can never hold, actions that conflict, a forward outside [send] allow, and the scopes its conditions need.
-	RulesCheck(ctx context.Context, args *RulesCheckArgs) (*RuleCheck, error)
-	// RulesTest: Run a rule over the stored mail, changing nothing: how many messages it matches, the newest of them (as mail_list rows) and what it would do to each.
+	// RulesTest: Check a rule without saving it and run it over the stored mail, changing nothing: its problems, how many messages it matches, the newest. See docs page rules.
 	RulesTest(ctx context.Context, args *RulesTestArgs) (*RuleTest, error)
-	// RulesCoverage: Run every enabled rule over a folder, changing nothing: how many messages each matches, the senders no rule matches (most messages first), and the messages several rules match, with the rule that wins.
+	// RulesCoverage: Run every enabled rule over a folder, changing nothing: what each matches, senders no rule matches, messages several rules match. See docs page rules.
 	RulesCoverage(ctx context.Context, args *RulesCoverageArgs) (*RuleCoverage, error)
-	// RulesPropose: Propose a new rule, or a change to a rule this client proposed. It waits, doing nothing, until the person approves it. A forwarding rule is approved only in a terminal (postern rules approve).
+	// RulesPropose: Propose a rule (or a change to your own), which waits until the person approves it; or withdraw your pending proposal. See docs page rules.
 	RulesPropose(ctx context.Context, args *RulesProposeArgs) (*RuleInfo, error)
-	// RulesWithdraw: Withdraw a pending rule this client proposed; approved rules and others' proposals stay.
-	RulesWithdraw(ctx context.Context, args *RulesWithdrawArgs) (*RuleInfo, error)
-	// RulesApprove: Approve a pending rule: it is enabled and runs on new mail at each sync. A rule that forwards stays pending: only postern rules approve in a terminal enables it.
-	RulesApprove(ctx context.Context, args *RulesApproveArgs) (*RuleInfo, error)
-	// RulesReject: Reject a pending rule; it stays listed as rejected and never runs.
-	RulesReject(ctx context.Context, args *RulesRejectArgs) (*RuleInfo, error)
-	// RulesSetEnabled: Enable or disable an approved rule. A forwarding rule is enabled only in a terminal.
-	RulesSetEnabled(ctx context.Context, args *RulesSetEnabledArgs) (*RuleInfo, error)
-	// RulesMove: Move a rule in the order rules run (the first rule that matches and says stop ends the run).
-	RulesMove(ctx context.Context, args *RulesMoveArgs) (*RuleList, error)
-	// RulesApplyExisting: Run one enabled rule over the mail already stored, as sync would run it on new mail: dry_run says what it would do; the act is logged with an action_id that mail_undo takes. A forwarding rule does not run over old mail.
+	// RulesUpdate: Set a rule's state (approve or enable: enabled; disabled; reject: rejected) or its place in the run order. A forward is enabled only in a terminal. See docs page rules.
+	RulesUpdate(ctx context.Context, args *RulesUpdateArgs) (*RuleInfo, error)
+	// RulesApplyExisting: Run one enabled rule over the mail already stored, as sync runs it on new mail; undo with mail_undo. A forwarding rule does not run over old mail. See docs page rules.
 	RulesApplyExisting(ctx context.Context, args *RulesApplyExistingArgs) (*ActionResult, error)
-	// RulesPush: Install one account's enabled rules on its mail server as one Sieve script (over ManageSieve), so they run at delivery even when postern does not. The preview shows the whole script, the rules Sieve cannot express (they stay local and run at each sync) and what becomes of the server's active script; the person's own scripts are never replaced. The server then runs the script where postern's log cannot see it: the person approves. This call only prepares: it returns a preview and a token, and nothing happens until rules_push_commit.
+	// RulesPush: Install one account's enabled rules on its server as a Sieve script (ManageSieve), beside the person's own; the person approves. See docs page rules. This call only prepares: it returns a preview and a token, and nothing happens until rules_push_commit.
 	// It serves both halves: it computes the Action, which only rules_push_commit runs.
 	RulesPush(ctx context.Context, args *RulesPushArgs) (*Action, error)
 }
@@ -3726,28 +3485,10 @@ func newRulesListArgs() *RulesListArgs {
 	return &RulesListArgs{}
 }
 
-// RulesSchemaArgs holds the arguments of the rules_schema tool.
-type RulesSchemaArgs struct {
-}
-
-func newRulesSchemaArgs() *RulesSchemaArgs {
-	return &RulesSchemaArgs{}
-}
-
-// RulesCheckArgs holds the arguments of the rules_check tool.
-type RulesCheckArgs struct {
-	// The rule to check.
-	Rule Rule `json:"rule" jsonschema:"required"`
-}
-
-func newRulesCheckArgs() *RulesCheckArgs {
-	return &RulesCheckArgs{}
-}
-
 // RulesTestArgs holds the arguments of the rules_test tool.
 type RulesTestArgs struct {
-	// The rule to test.
-	Rule Rule `json:"rule" jsonschema:"required"`
+	// The rule to check and test.
+	Rule NewRule `json:"rule" jsonschema:"required"`
 	// Only this folder (default: every folder).
 	Folder *string `json:"folder,omitempty"`
 	// How many matching messages to show.
@@ -3764,7 +3505,7 @@ func newRulesTestArgs() *RulesTestArgs {
 type RulesCoverageArgs struct {
 	// The folder to look at.
 	Folder string `json:"folder,omitempty"`
-	// The account whose folder it is (needed only when several have it).
+	// The folder's account, when several have it.
 	Account *string `json:"account,omitempty"`
 }
 
@@ -3776,72 +3517,38 @@ func newRulesCoverageArgs() *RulesCoverageArgs {
 
 // RulesProposeArgs holds the arguments of the rules_propose tool.
 type RulesProposeArgs struct {
-	// The rule; its state and proposed_by are set by postern.
-	Rule Rule `json:"rule" jsonschema:"required"`
+	// The rule to propose (not with withdraw).
+	Rule *NewRule `json:"rule,omitempty"`
+	// withdraw: the name of your pending proposal.
+	ID *string `json:"id,omitempty"`
+	// true: withdraw the proposal id instead.
+	Withdraw bool `json:"withdraw,omitempty"`
 }
 
 func newRulesProposeArgs() *RulesProposeArgs {
-	return &RulesProposeArgs{}
+	return &RulesProposeArgs{
+		Withdraw: false,
+	}
 }
 
-// RulesWithdrawArgs holds the arguments of the rules_withdraw tool.
-type RulesWithdrawArgs struct {
+// RulesUpdateArgs holds the arguments of the rules_update tool.
+type RulesUpdateArgs struct {
 	// The rule's name.
-	Name string `json:"name" jsonschema:"required"`
+	ID string `json:"id" jsonschema:"required"`
+	// Its new state.
+	State *string `json:"state,omitempty"`
+	// Its new place in the run order, from 1.
+	Position *int `json:"position,omitempty"`
 }
 
-func newRulesWithdrawArgs() *RulesWithdrawArgs {
-	return &RulesWithdrawArgs{}
-}
-
-// RulesApproveArgs holds the arguments of the rules_approve tool.
-type RulesApproveArgs struct {
-	// The rule's name.
-	Name string `json:"name" jsonschema:"required"`
-}
-
-func newRulesApproveArgs() *RulesApproveArgs {
-	return &RulesApproveArgs{}
-}
-
-// RulesRejectArgs holds the arguments of the rules_reject tool.
-type RulesRejectArgs struct {
-	// The rule's name.
-	Name string `json:"name" jsonschema:"required"`
-}
-
-func newRulesRejectArgs() *RulesRejectArgs {
-	return &RulesRejectArgs{}
-}
-
-// RulesSetEnabledArgs holds the arguments of the rules_set_enabled tool.
-type RulesSetEnabledArgs struct {
-	// The rule's name.
-	Name string `json:"name" jsonschema:"required"`
-	// true: it runs; false: it does not.
-	Enabled bool `json:"enabled" jsonschema:"required"`
-}
-
-func newRulesSetEnabledArgs() *RulesSetEnabledArgs {
-	return &RulesSetEnabledArgs{}
-}
-
-// RulesMoveArgs holds the arguments of the rules_move tool.
-type RulesMoveArgs struct {
-	// The rule's name.
-	Name string `json:"name" jsonschema:"required"`
-	// Its new place, from 1.
-	Position int `json:"position" jsonschema:"required"`
-}
-
-func newRulesMoveArgs() *RulesMoveArgs {
-	return &RulesMoveArgs{}
+func newRulesUpdateArgs() *RulesUpdateArgs {
+	return &RulesUpdateArgs{}
 }
 
 // RulesApplyExistingArgs holds the arguments of the rules_apply_existing tool.
 type RulesApplyExistingArgs struct {
 	// The rule's name.
-	Name string `json:"name" jsonschema:"required"`
+	ID string `json:"id" jsonschema:"required"`
 	// Only this folder (default: INBOX).
 	Folder string `json:"folder,omitempty"`
 	// Only show what would change, changing nothing.
@@ -3857,8 +3564,8 @@ func newRulesApplyExistingArgs() *RulesApplyExistingArgs {
 
 // RulesPushArgs holds the arguments of the rules_push tool.
 type RulesPushArgs struct {
-	// The account whose server runs the rules (accounts lists them).
-	Account string `json:"account" jsonschema:"required"`
+	// The account whose server runs the rules.
+	ID string `json:"id" jsonschema:"required"`
 }
 
 func newRulesPushArgs() *RulesPushArgs {
@@ -3867,8 +3574,8 @@ func newRulesPushArgs() *RulesPushArgs {
 
 // RulesPushCommitArgs holds the arguments of the rules_push_commit tool.
 type RulesPushCommitArgs struct {
-	// The account whose server runs the rules (accounts lists them).
-	Account string `json:"account" jsonschema:"required"`
+	// The account whose server runs the rules.
+	ID string `json:"id" jsonschema:"required"`
 	// The token rules_push returned; it works once, on this connection, for exactly the arguments it was prepared with.
 	Token string `json:"token" jsonschema:"required" audit:"free_text"`
 }
@@ -4189,7 +3896,7 @@ type Contested struct {
 	ID string `json:"id" post:"own"`
 	// The rules that match it, in order.
 	Rules []string `json:"rules" post:"line"`
-	// The rule that decides its folder (the last to move it, or the first that stops).
+	// The rule that decides its folder.
 	Winner string `json:"winner" post:"line"`
 }
 
@@ -4503,6 +4210,20 @@ type MessageText struct {
 	Invitation *Invitation `json:"invitation,omitempty"`
 }
 
+// NewRule: A mail rule, as an agent writes it.
+type NewRule struct {
+	// Its unique name.
+	Name string `json:"name" post:"line"`
+	// The only account it acts on (none: every one).
+	Account string `json:"account,omitempty" post:"line"`
+	// What it matches: a mail_search query.
+	Match string `json:"match" post:"line"`
+	// What it does, in order.
+	Actions []RuleAction `json:"actions"`
+	// No later rule runs on what it matched.
+	Stop *bool `json:"stop,omitempty"`
+}
+
 // NoteAdded: The note written.
 type NoteAdded struct {
 	// The new note's id, for note_read and notes_find.
@@ -4623,78 +4344,32 @@ type PurgeResult struct {
 
 // Rule: A mail rule.
 type Rule struct {
-	// Its name, unique: letters, digits, spaces, - and _.
+	// Its unique name.
 	Name string `json:"name" post:"line"`
-	// The only account it acts on (none: every account).
+	// The only account it acts on (none: every one).
 	Account string `json:"account,omitempty" post:"line"`
-	// What it matches.
-	Match RuleMatch `json:"match"`
-	// What it does, in order (at most one of archive, move, junk and delete: each moves the message). The example shows every action once; a real rule has one or two.
+	// What it matches: a mail_search query.
+	Match string `json:"match" post:"line"`
+	// What it does, in order.
 	Actions []RuleAction `json:"actions"`
-	// No later rule runs on a message this one matched.
+	// No later rule runs on what it matched.
 	Stop *bool `json:"stop,omitempty"`
-	// Set by postern: pending until the person approves it.
+	// Set by postern.
 	State string `json:"state,omitempty" post:"own"`
-	// Set by postern: the client that proposed it, or the person.
+	// Set by postern: who proposed it.
 	ProposedBy string `json:"proposed_by,omitempty" post:"line"`
-	// Set by postern: when it last acted (YYYY-MM-DD HH:MM UTC).
+	// Set by postern: when it last acted (UTC).
 	LastActed string `json:"last_acted,omitempty" post:"own"`
 }
 
 // RuleAction: One thing a rule does to a message it matches.
 type RuleAction struct {
-	// What to do; delete moves to Trash with a backup; forward sends a copy (only after a terminal approval, only within [send] allow).
+	// What to do.
 	Do string `json:"do" post:"line"`
 	// move: the folder.
 	Folder string `json:"folder,omitempty" post:"line"`
 	// forward: the address.
 	To string `json:"to,omitempty" post:"line"`
-}
-
-// RuleCheck: What is wrong with a rule, if anything.
-type RuleCheck struct {
-	// Nothing is wrong.
-	Ok bool `json:"ok"`
-	// One sentence per problem.
-	Problems []string `json:"problems,omitempty" post:"line"`
-	// Scopes its conditions need.
-	NeedsScopes []string `json:"needs_scopes,omitempty" post:"own"`
-}
-
-// RuleCondition: Conditions that all hold (a group member of any, all or none).
-type RuleCondition struct {
-	// The sender's address or name holds this text (case ignored).
-	From string `json:"from,omitempty" post:"line"`
-	// A To recipient's address or name holds this text.
-	To string `json:"to,omitempty" post:"line"`
-	// A Cc recipient's address or name holds this text.
-	Cc string `json:"cc,omitempty" post:"line"`
-	// The subject holds this text.
-	Subject string `json:"subject,omitempty" post:"line"`
-	// The sender's domain is this one or below it.
-	FromDomain string `json:"from_domain,omitempty" post:"line"`
-	// A recipient's domain is this one or below it.
-	ToDomain string `json:"to_domain,omitempty" post:"line"`
-	// true: it comes from a mailing list; false: it does not.
-	List *bool `json:"list,omitempty"`
-	// true: it has an attachment; false: none.
-	HasAttachment *bool `json:"has_attachment,omitempty"`
-	// Bigger than this many bytes.
-	Larger *int `json:"larger,omitempty"`
-	// Smaller than this many bytes.
-	Smaller *int `json:"smaller,omitempty"`
-	// Received longer ago than this (7d, 3w, 6m, 1y).
-	OlderThan string `json:"older_than,omitempty" post:"line"`
-	// Received less long ago than this.
-	YoungerThan string `json:"younger_than,omitempty" post:"line"`
-	// It has every one of these states.
-	Flags []string `json:"flags,omitempty" post:"line"`
-	// Header conditions, all of which hold (needs read:headers).
-	Header []RuleHeader `json:"header,omitempty"`
-	// Words its text holds, all of them (needs read:bodies).
-	Body []string `json:"body,omitempty" post:"line"`
-	// true: its sender's domain vouched for it (not forged); false: it did not.
-	Authenticated *bool `json:"authenticated,omitempty"`
 }
 
 // RuleCount: How many messages one rule matches.
@@ -4715,95 +4390,47 @@ type RuleCoverage struct {
 	Matched int `json:"matched"`
 	// One row per enabled rule, in order.
 	Rules []RuleCount `json:"rules"`
-	// Senders no rule matches, most messages first (at most 50).
+	// Senders no rule matches, most first (at most 50).
 	UnmatchedSenders []SenderCount `json:"unmatched_senders"`
 	// Messages several rules match (at most 50).
 	Contested []Contested `json:"contested"`
-	// Messages the person's projects keep from agents, left out of this answer (counted over the folder or accounts, whatever the rule). Present only when some are kept.
+	// Messages kept from agents by projects, left out.
 	LeftOut *int `json:"left_out,omitempty"`
-}
-
-// RuleHeader: A header condition.
-type RuleHeader struct {
-	// The header field's name, such as List-Id or X-Mailer.
-	Name string `json:"name" post:"line"`
-	// Text its value holds, compared without regard to case.
-	Contains string `json:"contains" post:"line"`
 }
 
 // RuleInfo: A rule and what it needs.
 type RuleInfo struct {
 	// The rule.
 	Rule Rule `json:"rule"`
-	// Scopes its conditions need to be tested, proposed or approved.
+	// Its place in the run order, from 1.
+	Position *int `json:"position,omitempty"`
+	// Scopes its match needs.
 	NeedsScopes []string `json:"needs_scopes,omitempty" post:"own"`
-	// What it waits for, when it does not run (the person's approval, a terminal approval for a forward).
+	// What it waits for, when it does not run.
 	WaitsFor string `json:"waits_for,omitempty" post:"line"`
 }
 
 // RuleList: The rules.
 type RuleList struct {
-	// Pending proposals first, then the rest in the order they run.
+	// Pending first, then in the order they run.
 	Rules []RuleInfo `json:"rules"`
 }
 
-// RuleMatch: What a rule matches: every condition given holds, and each group (any: one of them; all: each; none: not one).
-type RuleMatch struct {
-	// The sender's address or name holds this text (case ignored).
-	From string `json:"from,omitempty" post:"line"`
-	// A To recipient's address or name holds this text.
-	To string `json:"to,omitempty" post:"line"`
-	// A Cc recipient's address or name holds this text.
-	Cc string `json:"cc,omitempty" post:"line"`
-	// The subject holds this text.
-	Subject string `json:"subject,omitempty" post:"line"`
-	// The sender's domain is this one or below it.
-	FromDomain string `json:"from_domain,omitempty" post:"line"`
-	// A recipient's domain is this one or below it.
-	ToDomain string `json:"to_domain,omitempty" post:"line"`
-	// true: it comes from a mailing list; false: it does not.
-	List *bool `json:"list,omitempty"`
-	// true: it has an attachment; false: none.
-	HasAttachment *bool `json:"has_attachment,omitempty"`
-	// Bigger than this many bytes.
-	Larger *int `json:"larger,omitempty"`
-	// Smaller than this many bytes.
-	Smaller *int `json:"smaller,omitempty"`
-	// Received longer ago than this (7d, 3w, 6m, 1y).
-	OlderThan string `json:"older_than,omitempty" post:"line"`
-	// Received less long ago than this.
-	YoungerThan string `json:"younger_than,omitempty" post:"line"`
-	// It has every one of these states.
-	Flags []string `json:"flags,omitempty" post:"line"`
-	// Header conditions, all of which hold (needs read:headers).
-	Header []RuleHeader `json:"header,omitempty"`
-	// Words its text holds, all of them (needs read:bodies).
-	Body []string `json:"body,omitempty" post:"line"`
-	// true: its sender's domain vouched for it (not forged); false: it did not.
-	Authenticated *bool `json:"authenticated,omitempty"`
-	// At least one of these holds.
-	Any []RuleCondition `json:"any,omitempty"`
-	// Each of these holds.
-	All []RuleCondition `json:"all,omitempty"`
-	// None of these holds.
-	None []RuleCondition `json:"none,omitempty"`
-}
-
-// RuleSchema: The JSON Schema of a rule.
-type RuleSchema struct {
-	// The JSON Schema (draft 2020-12) of a rule, as JSON text (postern's own, kept whole).
-	Schema string `json:"schema" post:"markdown"`
-}
-
-// RuleTest: What a rule would do to the stored mail.
+// RuleTest: What is wrong with a rule, and what it would do to the stored mail.
 type RuleTest struct {
+	// Nothing is wrong with it.
+	Ok bool `json:"ok"`
+	// One sentence per problem.
+	Problems []string `json:"problems,omitempty" post:"line"`
+	// Scopes its match needs.
+	NeedsScopes []string `json:"needs_scopes,omitempty" post:"own"`
 	// How many messages it matches.
 	Matched int `json:"matched"`
 	// The newest of them.
 	Messages []MessageRow `json:"messages"`
 	// What it would do to each, in order.
 	Actions []string `json:"actions" post:"line"`
-	// Messages the person's projects keep from agents, left out of this answer (counted over the folder or accounts, whatever the rule). Present only when some are kept.
+	// Messages kept from agents by projects, left out.
 	LeftOut *int `json:"left_out,omitempty"`
 }
 
@@ -4877,7 +4504,7 @@ type SenderList struct {
 	SyncedAt string `json:"synced_at,omitempty" post:"line"`
 }
 
-// SieveLocal: An enabled rule that Sieve cannot express, which keeps running in postern at each sync.
+// SieveLocal: An enabled rule Sieve cannot express, run by postern at each sync.
 type SieveLocal struct {
 	// The rule.
 	Rule string `json:"rule" post:"line"`
@@ -4891,17 +4518,17 @@ type SievePush struct {
 	Account string `json:"account" post:"line"`
 	// The script's name on the server.
 	Script string `json:"script" post:"own"`
-	// sha256: and the hex SHA-256 of the script stored, the one the preview showed.
+	// sha256: and the hex digest of the script shown and stored.
 	Digest string `json:"digest" post:"own"`
-	// activated: no script was active, postern's now is; already_active: postern's was active and holds the new rules; included: the person's active script includes postern's; needs_include: the person's script is active and left as it is, so postern's does not run until include_line is added to it; inactive: the same on a server that cannot include scripts.
+	// What became of the active script (docs page rules).
 	Outcome string `json:"outcome" post:"own"`
 	// The script the server runs now (empty: none).
 	Active string `json:"active" post:"line"`
-	// needs_include: the line the person's active script needs to run postern's too.
+	// needs_include: the line the active script needs.
 	IncludeLine string `json:"include_line,omitempty" post:"own"`
-	// The enabled rules that stay local, with the reason.
+	// Enabled rules that stay local, with the reason.
 	Local []SieveLocal `json:"local"`
-	// What it means for the person, in a sentence or two.
+	// What it means for the person.
 	Message string `json:"message" post:"line"`
 }
 

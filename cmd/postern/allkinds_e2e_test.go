@@ -295,7 +295,7 @@ func buildPlan(t *testing.T, uses []use, inputs map[string][]byte) []planStep {
 func kindsUses(h *kindsHome) []use {
 	id := func(k string) any { return h.ids[k] }
 	rule := func(name string) map[string]any {
-		return map[string]any{"name": name, "match": map[string]any{"from": "news@example.test"}, "actions": []any{map[string]any{"do": "flag"}}}
+		return map[string]any{"name": name, "match": "from:news@example.test", "actions": []any{map[string]any{"do": "flag"}}}
 	}
 	week := map[string]any{"from": "2026-10-26", "to": "2026-11-02"}
 	uses := []use{
@@ -329,20 +329,17 @@ func kindsUses(h *kindsHome) []use {
 		{"notes_find", map[string]any{"query": "note"}},
 		{"note_read", map[string]any{"id": "Notes/first.md"}},
 		{"note_add", map[string]any{"title": "Shopping", "text": "Milk, bread."}},
-		{"rules_schema", map[string]any{}},
-		{"rules_check", map[string]any{"rule": rule("A")}},
 		{"rules_test", map[string]any{"rule": rule("A")}},
 		{"rules_propose", map[string]any{"rule": rule("A")}},
 		{"rules_list", map[string]any{}},
-		{"rules_approve", map[string]any{"name": "A"}},
-		{"rules_set_enabled", map[string]any{"name": "A", "enabled": true}},
+		{"rules_update", map[string]any{"id": "A", "state": "enabled"}},
 		{"rules_coverage", map[string]any{"folder": "INBOX"}},
-		{"rules_move", map[string]any{"name": "A", "position": 1}},
-		{"rules_apply_existing", map[string]any{"name": "A"}},
+		{"rules_update", map[string]any{"id": "A", "position": 1}},
+		{"rules_apply_existing", map[string]any{"id": "A"}},
 		{"rules_propose", map[string]any{"rule": rule("B")}},
-		{"rules_withdraw", map[string]any{"name": "B"}},
+		{"rules_propose", map[string]any{"id": "B", "withdraw": true}},
 		{"rules_propose", map[string]any{"rule": rule("C")}},
-		{"rules_reject", map[string]any{"name": "C"}},
+		{"rules_update", map[string]any{"id": "C", "state": "rejected"}},
 		{"mail_archive", map[string]any{"ids": []any{id("news1")}}},
 		{"mail_move", map[string]any{"ids": []any{id("news2")}, "to": "Receipts"}},
 		{"mail_mark", map[string]any{"query": "from:news", "how": "flagged"}},
@@ -372,7 +369,7 @@ func kindsUses(h *kindsHome) []use {
 		{"accounts", map[string]any{}},
 	}
 	if h.sieve {
-		uses = append(uses, use{"rules_push", map[string]any{"account": "work"}})
+		uses = append(uses, use{"rules_push", map[string]any{"id": "work"}})
 	}
 	return uses
 }

@@ -107,7 +107,7 @@ func newRulesCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			scopes := append([]string{generated.ScopeRead}, rules.NeedsOf(r).Scopes()...)
 			f.scopes = strings.Join(scopes, ",")
-			in := map[string]any{"rule": r}
+			in := map[string]any{"rule": generated.NewRule{Name: r.Name, Account: r.Account, Match: r.Match, Actions: r.Actions, Stop: r.Stop}}
 			if folder != "" {
 				in["folder"] = folder
 			}
@@ -212,8 +212,7 @@ func printRule(w io.Writer, r generated.Rule, whole bool) {
 		by = "you"
 	}
 	line("%q  %s, proposed by %s", r.Name, r.State, by)
-	m, _ := json.Marshal(r.Match)
-	line("  matches: %s", m)
+	line("  matches: %s", r.Match)
 	var does []string
 	for _, a := range r.Actions {
 		d := a.Do
@@ -288,7 +287,7 @@ func setRuleState(cfgPath, name, to string, stdin io.Reader, stdout io.Writer) e
 			defer st.Close()
 			if cfg, err := config.Load(cfgPath); err == nil {
 				for _, a := range cfg.Accounts {
-					if rules.OnServer(context.Background(), st, a.Name, r) {
+					if rules.OnServer(context.Background(), st, a.Name, r, rules.Pushed(rules.Path(cfgPath))) {
 						fmt.Fprintf(stdout, "It still runs on the mail server of %s: run postern rules push %s to take it off there.\n", termsafe.Line(a.Name), termsafe.Line(a.Name))
 					}
 				}

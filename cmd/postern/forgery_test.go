@@ -208,8 +208,8 @@ func TestTextFormCannotBeForged(t *testing.T) {
 			}
 		case spec.Name == generated.ToolNotesFind:
 			argSets = append(argSets, map[string]any{}, map[string]any{"query": "forged"}, map[string]any{"folder": "Notes"})
-		case props.Get("rule").Exists(): // rules_check, rules_test: a rule over the forged mail
-			argSets = append(argSets, map[string]any{"rule": map[string]any{"name": "Forged", "match": map[string]any{"subject": "example"}, "actions": []any{map[string]any{"do": "archive"}}}})
+		case props.Get("rule").Exists(): // rules_test, rules_propose: a rule over the forged mail
+			argSets = append(argSets, map[string]any{"rule": map[string]any{"name": "Forged", "match": "subject:example", "actions": []any{map[string]any{"do": "archive"}}}})
 		case props.Get("query").Exists() && gjson.GetBytes(schema, `required.#(=="query")`).Exists():
 			argSets = append(argSets, map[string]any{"query": "example"}, map[string]any{"query": "forged"})
 		default:

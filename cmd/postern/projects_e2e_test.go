@@ -359,7 +359,7 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				in, _ := json.Marshal(tool["inputSchema"])
 				known := map[string]any{"query": secretWord, "body": "Noted.", "summary": "An agent's meeting", "start": time.Now().AddDate(0, 0, 2).Format("2006-01-02T15:04"),
 					"title": "An agent's note", "ids": []any{ids.kept}, "to": "Archive", "how": "read", "answer": "accepted", "token": "t-unknown",
-					"rule": map[string]any{"name": "zq", "match": map[string]any{"subject": "terms"}, "actions": []any{map[string]any{"do": "mark_read"}}}}
+					"rule": map[string]any{"name": "zq", "match": "subject:terms", "actions": []any{map[string]any{"do": "mark_read"}}}}
 				for k, id := range keptArgs {
 					known[k] = id
 				}
@@ -460,7 +460,7 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				{generated.ToolTaskCreate, map[string]any{"summary": "Call", "list": h.acmeTasks}},
 				{generated.ToolTaskUpdate, map[string]any{"id": ids.task, "status": "completed"}},
 				{generated.ToolNoteAdd, map[string]any{"title": "More", "text": "x", "folder": "acme"}},
-				{generated.ToolRulesPropose, map[string]any{"rule": map[string]any{"name": "acme-read", "match": map[string]any{"subject": "the terms"}, "actions": []any{map[string]any{"do": "mark_read"}}}}},
+				{generated.ToolRulesPropose, map[string]any{"rule": map[string]any{"name": "acme-read", "match": "subject:\"the terms\"", "actions": []any{map[string]any{"do": "mark_read"}}}}},
 			} {
 				_, text, isErr := v.call(c.tool, c.args)
 				if !isErr || !refused.MatchString(text) {

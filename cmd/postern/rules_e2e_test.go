@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,7 +18,7 @@ import (
 
 var newsRule = map[string]any{
 	"name":    "News to Receipts",
-	"match":   map[string]any{"from": "news@example.test"},
+	"match":   "from:*news@example.test*",
 	"actions": []any{map[string]any{"do": "move", "folder": "Receipts"}, map[string]any{"do": "mark_read"}},
 }
 
@@ -43,8 +42,8 @@ func TestRulesProposeApproveSync(t *testing.T) {
 	if isErr || sc["matched"] != float64(3) || len(sc["messages"].([]any)) != 3 {
 		t.Fatalf("rules_test: %s", text)
 	}
-	if _, text, isErr := call(t, agent, "rules_approve", map[string]any{"name": "News to Receipts"}); !isErr || !strings.Contains(text, "rules:write") {
-		t.Fatalf("rules_approve with rules:propose only: %s", text)
+	if _, text, isErr := call(t, agent, "rules_update", map[string]any{"id": "News to Receipts", "state": "enabled"}); !isErr || !strings.Contains(text, "rules:write") {
+		t.Fatalf("rules_update with rules:propose only: %s", text)
 	}
 	// Nothing runs before the approval.
 	b.user.AddMessage(t, "INBOX", []byte("From: News <news@example.test>\r\nSubject: Before approval\r\nDate: Sat, 28 Nov 2026 10:00:00 +0000\r\nMessage-ID: <early@example.test>\r\n\r\nEarly.\r\n"), "")
@@ -55,6 +54,9 @@ func TestRulesProposeApproveSync(t *testing.T) {
 	out, errOut, code := runCLI(t, b.env, "rules", "list", "--config", b.cfg)
 	if code != 0 || !strings.Contains(out, `"News to Receipts"  pending, proposed by send-e2e`) {
 		t.Fatalf("postern rules list: %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code = runCLI(t, b.env, "rules", "test", "News to Receipts", "--json", "--config", b.cfg); code != 0 || !strings.Contains(out, `"matched":4`) {
+		t.Fatalf("postern rules test: %d\n%s%s", code, out, errOut)
 	}
 	if out, errOut, code = runCLI(t, b.env, "rules", "approve", "News to Receipts", "--config", b.cfg); code != 0 {
 		t.Fatalf("postern rules approve: %d %s%s", code, out, errOut)
@@ -95,17 +97,18 @@ func TestRulesProposeApproveSync(t *testing.T) {
 // without them never sees those words, even in a rule another client wrote.
 func TestRulesScopes(t *testing.T) {
 	b := newActionBox(t, imaptest.Start(t), "")
-	headerRule := map[string]any{"name": "By list id", "match": map[string]any{"header": []any{map[string]any{"name": "Message-ID", "contains": "news1"}}}, "actions": []any{map[string]any{"do": "archive"}}}
-	bodyRule := map[string]any{"name": "By body", "match": map[string]any{"body": []any{"Issue"}}, "actions": []any{map[string]any{"do": "archive"}}}
+	headerRule := map[string]any{"name": "By list id", "match": "header:Message-ID:news1", "actions": []any{map[string]any{"do": "archive"}}}
+	bodyRule := map[string]any{"name": "By body", "match": "body:Issue", "actions": []any{map[string]any{"do": "archive"}}}
 	for _, c := range []struct {
 		rule  map[string]any
 		scope string
 	}{{headerRule, "read:headers"}, {bodyRule, "read:bodies"}} {
 		plain := b.connect(t, "read,rules:propose,rules:write")
-		for _, tool := range []string{"rules_test", "rules_propose"} {
-			if _, text, isErr := call(t, plain, tool, map[string]any{"rule": c.rule}); !isErr || !strings.Contains(text, c.scope) {
-				t.Errorf("%s of a rule needing %s, without it: %s", tool, c.scope, text)
-			}
+		if _, text, isErr := call(t, plain, "rules_propose", map[string]any{"rule": c.rule}); !isErr || !strings.Contains(text, c.scope) {
+			t.Errorf("rules_propose of a rule needing %s, without it: %s", c.scope, text)
+		}
+		if sc, text, isErr := call(t, plain, "rules_test", map[string]any{"rule": c.rule}); isErr || sc["ok"] != false || sc["matched"] != float64(0) || !strings.Contains(text, c.scope) {
+			t.Errorf("rules_test of a rule needing %s, without it: %s", c.scope, text)
 		}
 		full := b.connect(t, "read,read:headers,read:bodies,rules:propose")
 		if sc, text, isErr := call(t, full, "rules_test", map[string]any{"rule": c.rule}); isErr || sc["matched"].(float64) < 1 {
@@ -114,9 +117,23 @@ func TestRulesScopes(t *testing.T) {
 		if _, text, isErr := call(t, full, "rules_propose", map[string]any{"rule": c.rule}); isErr {
 			t.Fatalf("rules_propose with %s: %s", c.scope, text)
 		}
-		if _, text, isErr := call(t, plain, "rules_approve", map[string]any{"name": c.rule["name"]}); !isErr || !strings.Contains(text, c.scope) {
-			t.Errorf("rules_approve of a rule needing %s, without it: %s", c.scope, text)
+		if _, text, isErr := call(t, plain, "rules_update", map[string]any{"id": c.rule["name"], "state": "enabled"}); !isErr || !strings.Contains(text, c.scope) {
+			t.Errorf("rules_update (approve) of a rule needing %s, without it: %s", c.scope, text)
 		}
+	}
+	// The same operators in mail_search and actions by query follow the same scopes.
+	reader := b.connect(t, "read,mail:modify")
+	for q, scope := range map[string]string{"header:Message-ID:news1": "read:headers", "list:example": "read:headers", "body:Issue": "read:bodies"} {
+		if _, text, isErr := call(t, reader, "mail_search", map[string]any{"query": q}); !isErr || !strings.Contains(text, scope) || strings.Contains(text, "news1") {
+			t.Errorf("mail_search %q without %s: %s", q, scope, text)
+		}
+		if _, text, isErr := call(t, reader, "mail_mark", map[string]any{"query": q, "how": "flagged", "dry_run": true}); !isErr || !strings.Contains(text, scope) {
+			t.Errorf("mail_mark by %q without %s: %s", q, scope, text)
+		}
+	}
+	full := b.connect(t, "read,read:headers,read:bodies")
+	if sc, text, isErr := call(t, full, "mail_search", map[string]any{"query": "header:Message-ID:news1 -body:zanzibar"}); isErr || len(sc["messages"].([]any)) != 1 {
+		t.Errorf("mail_search by header with read:headers: %s", text)
 	}
 	// What the rules' words say never reaches a connection that may not see them.
 	plain := b.connect(t, "read,rules:propose")
@@ -143,7 +160,7 @@ func TestRulesForwardOnlyFromTerminal(t *testing.T) {
 	os.WriteFile(mb.cfg, append(cfg, []byte("\n[send]\nallow = [\""+inside+"\"]\n")...), 0o600)
 	agent := mb.connect(t, "read,rules:propose,rules:write", nil)
 	rule := func(to string) map[string]any {
-		return map[string]any{"name": "Forward lunch", "match": map[string]any{"subject": "lunch"}, "actions": []any{map[string]any{"do": "forward", "to": to}}}
+		return map[string]any{"name": "Forward lunch", "match": "subject:lunch", "actions": []any{map[string]any{"do": "forward", "to": to}}}
 	}
 	if _, text, isErr := call(t, agent, "rules_propose", map[string]any{"rule": rule(outside)}); !isErr || !strings.Contains(text, "[send] allow") {
 		t.Fatalf("a forward outside [send] allow: %s", text)
@@ -151,12 +168,12 @@ func TestRulesForwardOnlyFromTerminal(t *testing.T) {
 	if _, text, isErr := call(t, agent, "rules_propose", map[string]any{"rule": rule(inside)}); isErr {
 		t.Fatalf("rules_propose: %s", text)
 	}
-	sc, text, isErr := call(t, agent, "rules_approve", map[string]any{"name": "Forward lunch"})
+	sc, text, isErr := call(t, agent, "rules_update", map[string]any{"id": "Forward lunch", "state": "enabled"})
 	if isErr || sc["rule"].(map[string]any)["state"] != "pending" || !strings.Contains(fmt.Sprint(sc["waits_for"]), "terminal") {
-		t.Fatalf("rules_approve of a forward: %s", text)
+		t.Fatalf("rules_update (approve) of a forward: %s", text)
 	}
-	if _, text, isErr := call(t, agent, "rules_set_enabled", map[string]any{"name": "Forward lunch", "enabled": true}); !isErr {
-		t.Fatalf("rules_set_enabled of a pending forward: %s", text)
+	if _, text, isErr := call(t, agent, "rules_update", map[string]any{"id": "Forward lunch", "state": "disabled"}); !isErr {
+		t.Fatalf("rules_update (disable) of a pending forward: %s", text)
 	}
 	if out, errOut, code := runCLI(t, mb.env, "rules", "approve", "Forward lunch", "--config", mb.cfg); code != 1 || !strings.Contains(errOut, "terminal") {
 		t.Fatalf("postern rules approve from a pipe: %d %s%s", code, out, errOut)
@@ -275,6 +292,32 @@ func TestRulesOnCorpus(t *testing.T) {
 	rulesFile := fmt.Sprintf(`[[rules]]
 name = "common sender"
 state = "enabled"
+match = "from:@%s"
+actions = [{ do = "archive" }]
+
+[[rules]]
+name = "attachments"
+state = "enabled"
+stop = true
+match = "has:attachment"
+actions = [{ do = "move", folder = "Archive" }]
+
+[[rules]]
+name = "big unread"
+state = "enabled"
+match = "larger:20000 is:unread"
+actions = [{ do = "flag" }]
+
+[[rules]]
+name = "rare sender"
+state = "disabled"
+match = "from:@%s"
+actions = [{ do = "mark_read" }]
+`, common, rare)
+	// The same rules in the old shape (a structured match), as a rules.toml of before.
+	oldFile := fmt.Sprintf(`[[rules]]
+name = "common sender"
+state = "enabled"
 match = { from_domain = %q }
 actions = [{ do = "archive" }]
 
@@ -334,6 +377,17 @@ actions = [{ do = "mark_read" }]
 	if isErr {
 		t.Fatalf("rules_coverage: %.500s", text)
 	}
+	// The old file is rewritten once, kept as rules.toml.bak, and covers exactly the same.
+	os.WriteFile(filepath.Join(dir, "rules.toml"), []byte(oldFile), 0o600)
+	if sc2, text2, isErr := call(t, cs, "rules_coverage", map[string]any{"folder": "INBOX"}); isErr || fmt.Sprint(sc2) != fmt.Sprint(sc) {
+		t.Errorf("coverage of the old file differs:\n%.800s\n%.800s", text2, text)
+	}
+	if bak, err := os.ReadFile(filepath.Join(dir, "rules.toml.bak")); err != nil || string(bak) != oldFile {
+		t.Errorf("the old file is not kept as rules.toml.bak: %v", err)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "rules.toml")); !strings.Contains(string(now), fmt.Sprintf(`match = "from:@%s"`, common)) || strings.Contains(string(now), "from_domain") {
+		t.Errorf("rules.toml is not rewritten in the new shape:\n%s", now)
+	}
 	if sc["messages"] != float64(len(inbox)) || sc["matched"] != float64(wantMatched) {
 		t.Errorf("coverage: %v messages, %v matched; the model: %d, %d", sc["messages"], sc["matched"], len(inbox), wantMatched)
 	}
@@ -360,7 +414,7 @@ actions = [{ do = "mark_read" }]
 	// A dry run of one rule over the stored mail: exactly the model's messages, nothing changed.
 	before := b.serverState(t)
 	os.WriteFile(filepath.Join(dir, "rules.toml"), []byte(strings.Replace(rulesFile, `state = "disabled"`, `state = "enabled"`, 1)), 0o600)
-	sc, text, isErr = call(t, cs, "rules_apply_existing", map[string]any{"name": "rare sender", "dry_run": true})
+	sc, text, isErr = call(t, cs, "rules_apply_existing", map[string]any{"id": "rare sender", "dry_run": true})
 	if isErr {
 		t.Fatalf("rules_apply_existing: %.500s", text)
 	}
@@ -402,16 +456,14 @@ func TestRuleAnswersValidate(t *testing.T) {
 	cs := b.connect(t, allScopes())
 	schemas := outputSchemas(t, cs)
 	rule := func(name string) map[string]any {
-		return map[string]any{"name": name, "match": map[string]any{"from": "news@example.test"}, "actions": []any{map[string]any{"do": "flag"}}}
+		return map[string]any{"name": name, "match": "from:news@example.test", "actions": []any{map[string]any{"do": "flag"}}}
 	}
-	order := []string{"rules_schema", "rules_check", "rules_test", "rules_propose", "rules_list", "rules_approve", "rules_set_enabled",
-		"rules_coverage", "rules_move", "rules_apply_existing", "rules_withdraw", "rules_reject"}
+	order := []string{"rules_test", "rules_propose", "rules_list", "rules_update", "rules_coverage", "rules_apply_existing", "rules_propose withdraw", "rules_update reject"}
 	args := map[string]map[string]any{
-		"rules_schema": {}, "rules_check": {"rule": rule("A")}, "rules_test": {"rule": rule("A")},
-		"rules_propose": {"rule": rule("A")}, "rules_list": {}, "rules_approve": {"name": "A"},
-		"rules_set_enabled": {"name": "A", "enabled": true}, "rules_coverage": {"folder": "INBOX"},
-		"rules_move": {"name": "A", "position": 1}, "rules_apply_existing": {"name": "A", "dry_run": true},
-		"rules_withdraw": {"name": "B"}, "rules_reject": {"name": "C"},
+		"rules_test": {"rule": rule("A")}, "rules_propose": {"rule": rule("A")}, "rules_list": {},
+		"rules_update": {"id": "A", "state": "enabled", "position": 1}, "rules_coverage": {"folder": "INBOX"},
+		"rules_apply_existing":   {"id": "A", "dry_run": true},
+		"rules_propose withdraw": {"id": "B", "withdraw": true}, "rules_update reject": {"id": "C", "state": "rejected"},
 	}
 	n := 0
 	for _, spec := range generated.Tools {
@@ -425,27 +477,23 @@ func TestRuleAnswersValidate(t *testing.T) {
 			}
 		}
 	}
-	if n != len(order) {
-		t.Fatalf("%d rules tools in the registry, %d in this test", n, len(order))
+	if n != 6 {
+		t.Fatalf("%d rules tools in the registry, 6 in this test", n)
 	}
-	for _, name := range order {
-		switch name { // pending proposals for withdraw and reject to act on
-		case "rules_withdraw":
+	for _, step := range order {
+		name, _, _ := strings.Cut(step, " ")
+		switch step { // pending proposals for withdraw and reject to act on
+		case "rules_propose withdraw":
 			call(t, cs, "rules_propose", map[string]any{"rule": rule("B")})
-		case "rules_reject":
+		case "rules_update reject":
 			call(t, cs, "rules_propose", map[string]any{"rule": rule("C")})
 		}
-		sc, text, isErr := call(t, cs, name, args[name])
+		sc, text, isErr := call(t, cs, name, args[step])
 		if isErr {
 			t.Fatalf("%s: %s", name, text)
 		}
 		if err := compile(t, schemas[name]).Validate(anyJSON(sc)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
-	}
-	sc, _, _ := call(t, cs, "rules_schema", map[string]any{})
-	if err := json.Unmarshal([]byte(sc["schema"].(string)), new(map[string]any)); err != nil || !strings.Contains(sc["schema"].(string), `"actions"`) {
-		s := sc["schema"].(string)
-		t.Errorf("rules_schema is not the rule's JSON Schema (%v): %d bytes, ends %q", err, len(s), s[max(0, len(s)-80):])
 	}
 }

@@ -39,7 +39,7 @@ func sieveBox(t *testing.T, mode string) (*actionBox, *imaptest.Server) {
 	imaptest.RequireSieve(t, srv)
 	b := newActionBox(t, srv, fmt.Sprintf("sieve = %q\n\n[approval]\nmode = %q\n", srv.ManageSieveAddr, mode))
 	agent := b.connect(t, "read,rules:propose")
-	local := map[string]any{"name": "Attachments flagged", "match": map[string]any{"has_attachment": true}, "actions": []any{map[string]any{"do": "flag"}}}
+	local := map[string]any{"name": "Attachments flagged", "match": "has:attachment", "actions": []any{map[string]any{"do": "flag"}}}
 	for _, r := range []map[string]any{newsRule, local} {
 		if _, text, isErr := call(t, agent, "rules_propose", map[string]any{"rule": r}); isErr {
 			t.Fatalf("rules_propose: %s", text)
@@ -171,7 +171,7 @@ func TestRulesPushNoManageSieve(t *testing.T) {
 		t.Fatalf("postern rules push without ManageSieve: exit %d\n%s%s", code, out, errOut)
 	}
 	cs := b.connect(t, "read,rules:write")
-	if _, text, isErr := call(t, cs, generated.ToolRulesPush, map[string]any{"account": "work"}); !isErr || !strings.Contains(text, "run at each postern sync instead") {
+	if _, text, isErr := call(t, cs, generated.ToolRulesPush, map[string]any{"id": "work"}); !isErr || !strings.Contains(text, "run at each postern sync instead") {
 		t.Fatalf("rules_push without ManageSieve: %s", text)
 	}
 }
@@ -186,7 +186,7 @@ func TestRulesPushPair(t *testing.T) {
 	ms := manageSieve(t, srv, b)
 	cs := b.connect(t, "read,rules:propose,rules:write")
 	schemas := outputSchemas(t, cs)
-	args := map[string]any{"account": "work"}
+	args := map[string]any{"id": "work"}
 
 	prep, text, isErr := call(t, cs, generated.ToolRulesPush, args)
 	if isErr {
@@ -205,11 +205,11 @@ func TestRulesPushPair(t *testing.T) {
 	}
 
 	// A rule enabled meanwhile changes the script: the token no longer fits.
-	extra := map[string]any{"name": "Invoices flagged", "match": map[string]any{"subject": "invoice"}, "actions": []any{map[string]any{"do": "flag"}}}
+	extra := map[string]any{"name": "Invoices flagged", "match": "subject:*invoice*", "actions": []any{map[string]any{"do": "flag"}}}
 	if _, text, isErr := call(t, cs, generated.ToolRulesPropose, map[string]any{"rule": extra}); isErr {
 		t.Fatal(text)
 	}
-	if _, text, isErr := call(t, cs, generated.ToolRulesApprove, map[string]any{"name": "Invoices flagged"}); isErr {
+	if _, text, isErr := call(t, cs, generated.ToolRulesUpdate, map[string]any{"id": "Invoices flagged", "state": "enabled"}); isErr {
 		t.Fatal(text)
 	}
 	if _, text, isErr := call(t, cs, generated.ToolRulesPushCommit, with(args, "token", prep["token"])); !isErr || !refusalRE.MatchString(text) {
@@ -255,21 +255,21 @@ func TestRulesPushScopes(t *testing.T) {
 	srv := imaptest.Start(t)
 	imaptest.RequireSieve(t, srv)
 	b := newActionBox(t, srv, fmt.Sprintf("sieve = %q\n", srv.ManageSieveAddr))
-	rule := map[string]any{"name": "Secret word", "match": map[string]any{"body": []any{"zanzibar"}}, "actions": []any{map[string]any{"do": "flag"}}}
+	rule := map[string]any{"name": "Secret word", "match": "body:zanzibar", "actions": []any{map[string]any{"do": "flag"}}}
 	writer := b.connect(t, "read,read:bodies,rules:propose,rules:write")
 	for _, c := range []struct {
 		tool string
 		args map[string]any
-	}{{generated.ToolRulesPropose, map[string]any{"rule": rule}}, {generated.ToolRulesApprove, map[string]any{"name": "Secret word"}}} {
+	}{{generated.ToolRulesPropose, map[string]any{"rule": rule}}, {generated.ToolRulesUpdate, map[string]any{"id": "Secret word", "state": "enabled"}}} {
 		if _, text, isErr := call(t, writer, c.tool, c.args); isErr {
 			t.Fatalf("%s: %s", c.tool, text)
 		}
 	}
 	blind := b.connect(t, "read,rules:write")
-	if _, text, isErr := call(t, blind, generated.ToolRulesPush, map[string]any{"account": "work"}); !isErr || !strings.Contains(text, generated.ScopeReadBodies) || strings.Contains(text, "zanzibar") {
+	if _, text, isErr := call(t, blind, generated.ToolRulesPush, map[string]any{"id": "work"}); !isErr || !strings.Contains(text, generated.ScopeReadBodies) || strings.Contains(text, "zanzibar") {
 		t.Fatalf("rules_push without read:bodies: %s", text)
 	}
-	if prep, text, isErr := call(t, writer, generated.ToolRulesPush, map[string]any{"account": "work"}); isErr || !strings.Contains(previewScript(t, prep), `body :text :contains "zanzibar"`) {
+	if prep, text, isErr := call(t, writer, generated.ToolRulesPush, map[string]any{"id": "work"}); isErr || !strings.Contains(previewScript(t, prep), `body :text :contains "zanzibar"`) {
 		t.Fatalf("rules_push with read:bodies: %s", text)
 	}
 }
@@ -328,11 +328,11 @@ func pushable(t *testing.T, mb *mailbox) map[string]any {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // the running server re-reads its configuration at most every 200 ms
-	r := generated.Rule{Name: "Lunch flagged", State: rules.Enabled, Match: generated.RuleMatch{Subject: "lunch"}, Actions: []generated.RuleAction{{Do: "flag"}}}
+	r := generated.Rule{Name: "Lunch flagged", State: rules.Enabled, Match: "subject:*lunch*", Actions: []generated.RuleAction{{Do: "flag"}}}
 	if err := rules.Save(rules.Path(mb.cfg), []generated.Rule{r}); err != nil {
 		t.Fatal(err)
 	}
-	return map[string]any{"account": "work"}
+	return map[string]any{"id": "work"}
 }
 
 // TestRulesPushWaitsForThePerson is must-show 2 for rules_push, whose script the server then
@@ -346,7 +346,7 @@ func TestRulesPushWaitsForThePerson(t *testing.T) {
 	b, srv := sieveBox(t, "terminal")
 	ms := manageSieve(t, srv, b)
 	cs := b.connect(t, "read,rules:propose,rules:write")
-	args := map[string]any{"account": "work"}
+	args := map[string]any{"id": "work"}
 	approve := func(args ...string) (string, error) {
 		cmd := exec.Command(binary, append([]string{"approve"}, args...)...)
 		cmd.Env = b.env

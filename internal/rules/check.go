@@ -38,33 +38,15 @@ func (c Checker) Problems(r generated.Rule) []string {
 		}
 		add("%s", msg)
 	}
-	if Empty(r.Match) {
-		add("the rule has no condition, so it would act on every message; give at least one condition in match")
+	if q, err := Query(r, time.Now()); err != nil {
+		add("%v", err)
+	} else if q.Empty() {
+		add("the rule has no condition, so it would act on every message; give match a query, such as from:@shop.example subject:receipt")
+	} else if q.Smaller != nil && *q.Smaller == 0 {
+		add("smaller:0 holds for no message")
+	} else if q.Smaller != nil && *q.Smaller <= q.Larger+1 {
+		add("larger:%d and smaller:%d can never both hold", q.Larger, *q.Smaller)
 	}
-	each(r.Match, func(cond generated.RuleCondition) {
-		for _, a := range []struct{ name, v string }{{"older_than", cond.OlderThan}, {"younger_than", cond.YoungerThan}} {
-			if a.v != "" {
-				if _, err := Ago(a.v, time.Now()); err != nil {
-					add("%s: %v", a.name, err)
-				}
-			}
-		}
-		if cond.Larger != nil && cond.Smaller != nil && *cond.Larger >= *cond.Smaller {
-			add("larger %d and smaller %d can never both hold", *cond.Larger, *cond.Smaller)
-		}
-		for _, h := range cond.Header {
-			if strings.TrimSpace(h.Name) == "" || strings.ContainsAny(h.Name, ": \t\r\n") {
-				add("header condition %q is not a header field name", h.Name)
-			}
-		}
-		for _, f := range cond.Flags {
-			for _, g := range cond.Flags {
-				if f+g == "readunread" || f+g == "flaggedunflagged" || f+g == "answeredunanswered" {
-					add("flags %s and %s can never both hold", f, g)
-				}
-			}
-		}
-	})
 	if len(r.Actions) == 0 {
 		add("the rule does nothing; give at least one action")
 	}

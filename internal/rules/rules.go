@@ -47,37 +47,85 @@ type fileShape struct {
 	Rules []map[string]any `toml:"rules"`
 }
 
-// Load reads the rules at path, in order; a missing file is no rules.
+// Load reads the rules at path, in order; a missing file is no rules. A file with rules of
+// the old shape (a match of conditions and any/all/none groups) is read, and rewritten once in
+// the new shape (Update), the old file kept as rules.toml.bak (Backup); when it cannot be
+// rewritten, the rules are still read.
 func Load(path string) ([]generated.Rule, error) {
+	rules, old, _, err := read(path)
+	if err != nil || len(old) == 0 {
+		return rules, err
+	}
+	if err := Update(path, func(r []generated.Rule) ([]generated.Rule, error) { return r, nil }); err != nil {
+		return rules, nil
+	}
+	return rules, nil
+}
+
+// read reads the rules at path, with the old matches of those that had the old shape (by
+// index), and the file's bytes.
+func read(path string) (rules []generated.Rule, old map[int]LegacyMatch, raw []byte, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the rules file %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("cannot read the rules file %s: %w", path, err)
 	}
+	rules, old, err = parse(path, b)
+	return rules, old, b, err
+}
+
+// parse reads rules.toml's bytes b (path names it in errors).
+func parse(path string, b []byte) (rules []generated.Rule, old map[int]LegacyMatch, err error) {
 	var f fileShape
 	if _, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
-		return nil, fmt.Errorf("the rules file %s is not valid TOML (%v); fix it by hand or move it aside", path, err)
+		return nil, nil, fmt.Errorf("the rules file %s is not valid TOML (%v); fix it by hand or move it aside", path, err)
 	}
 	out := make([]generated.Rule, 0, len(f.Rules))
 	for i, m := range f.Rules {
+		if lm, ok := m["match"].(map[string]any); ok {
+			j, _ := json.Marshal(lm)
+			var legacy LegacyMatch
+			dec := json.NewDecoder(bytes.NewReader(j))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&legacy); err != nil {
+				return nil, nil, fmt.Errorf("rule %d of %s has a match of the old shape that cannot be read (%v); fix it by hand", i+1, path, err)
+			}
+			m["match"] = Convert(legacy)
+			if old == nil {
+				old = map[int]LegacyMatch{}
+			}
+			old[i] = legacy
+		}
 		j, err := json.Marshal(m)
 		if err != nil {
-			return nil, fmt.Errorf("rule %d of %s cannot be read: %w", i+1, path, err)
+			return nil, nil, fmt.Errorf("rule %d of %s cannot be read: %w", i+1, path, err)
 		}
 		var r generated.Rule
 		dec := json.NewDecoder(bytes.NewReader(j))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
-			return nil, fmt.Errorf("rule %d of %s cannot be read (%v); fix it by hand", i+1, path, err)
+			return nil, nil, fmt.Errorf("rule %d of %s cannot be read (%v); fix it by hand", i+1, path, err)
 		}
 		if r.State == "" {
 			r.State = Pending
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out, old, nil
+}
+
+// Backup is where the rules file of the old shape at path is kept when it is rewritten:
+// rules.toml.bak, or, when that is taken, rules.toml.bak.2, .3 and so on.
+func Backup(path string) string {
+	b := path + ".bak"
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(b); errors.Is(err, os.ErrNotExist) {
+			return b
+		}
+		b = fmt.Sprintf("%s.bak.%d", path, n)
+	}
 }
 
 // Save writes rules to path atomically (a temporary file renamed over it), 0600.
@@ -118,13 +166,18 @@ func Update(path string, change func([]generated.Rule) ([]generated.Rule, error)
 		return fmt.Errorf("cannot lock the rules file %s: %w", path, err)
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	rules, err := Load(path)
+	rules, old, raw, err := read(path)
 	if err != nil {
 		return err
 	}
 	next, err := change(slices.Clone(rules))
 	if err != nil {
 		return err
+	}
+	if len(old) > 0 {
+		if err := atomicfile.Write(Backup(path), ".rules-*.bak", raw); err != nil {
+			return fmt.Errorf("cannot keep the old rules file before rewriting it in the new shape: %w", err)
+		}
 	}
 	return Save(path, next)
 }
@@ -191,4 +244,9 @@ func Ordered(rules []generated.Rule) []generated.Rule {
 		}
 	}
 	return out
+}
+
+// FromNew is the rule an agent wrote (rules_test, rules_propose), with no state yet.
+func FromNew(n generated.NewRule) generated.Rule {
+	return generated.Rule{Name: n.Name, Account: n.Account, Match: n.Match, Actions: n.Actions, Stop: n.Stop}
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/store"
@@ -22,7 +24,7 @@ func digest(r generated.Rule) string {
 	b, _ := json.Marshal(struct {
 		Name    string
 		Account string
-		Match   generated.RuleMatch
+		Match   string
 		Actions []generated.RuleAction
 		Stop    *bool
 	}{r.Name, r.Account, r.Match, r.Actions, r.Stop})
@@ -40,8 +42,10 @@ func SetOnServer(ctx context.Context, st *store.Store, account string, running [
 	return st.SetMeta(ctx, onServerKey(account), string(b))
 }
 
-// OnServer reports whether account's server runs r as it is now.
-func OnServer(ctx context.Context, st *store.Store, account string, r generated.Rule) bool {
+// OnServer reports whether account's server runs r as it is now. pushed are the rules of
+// the old shape kept in the backups (Pushed): a script pushed before the rules file was
+// rewritten runs such a rule as long as the rule is as the rewrite left it.
+func OnServer(ctx context.Context, st *store.Store, account string, r generated.Rule, pushed Aliases) bool {
 	v, err := st.Meta(ctx, onServerKey(account))
 	if err != nil || v == "" {
 		return false
@@ -50,5 +54,45 @@ func OnServer(ctx context.Context, st *store.Store, account string, r generated.
 	if json.Unmarshal([]byte(v), &m) != nil {
 		return false
 	}
-	return m[r.Name] != "" && m[r.Name] == digest(r)
+	d := m[r.Name]
+	if d == "" {
+		return false
+	}
+	if d == digest(r) {
+		return true
+	}
+	for _, a := range pushed[r.Name] {
+		if d == a.Legacy && a.Rewritten == digest(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Alias is a rule of the old shape: its digest then, and the digest of the rule it was
+// rewritten as.
+type Alias struct{ Legacy, Rewritten string }
+
+// Aliases are, per rule name, the rules of the old shape the backups hold.
+type Aliases map[string][]Alias
+
+// Pushed reads the backups of the rules file at path (Backup) for the rules of the old shape.
+func Pushed(path string) Aliases {
+	out := Aliases{}
+	backups, _ := filepath.Glob(path + ".bak*")
+	for _, b := range backups {
+		raw, err := os.ReadFile(b)
+		if err != nil {
+			continue
+		}
+		rules, old, err := parse(b, raw)
+		if err != nil {
+			continue
+		}
+		for i, lm := range old {
+			r := rules[i]
+			out[r.Name] = append(out[r.Name], Alias{Legacy: legacyDigest(r, lm), Rewritten: digest(r)})
+		}
+	}
+	return out
 }

@@ -1,8 +1,9 @@
-// Package search parses the mail search language agents write:
-// words, "phrases", -excluded, the last word as a prefix, the operators
-// from: to: cc: subject: in: account: is: has: after: before: larger: smaller:,
-// OR between conditions and ( ) groups, a - before a group negating it.
-// It only parses; it never touches the store, and an error says what to fix.
+// Package search parses the mail search language agents write, in mail_search, in actions by
+// query and in the match of a mail rule: words, "phrases", -excluded, the last word as a
+// prefix, the operators from: to: cc: subject: in: account: is: has: after: before: larger:
+// smaller: header: list: body:, OR between conditions and ( ) groups, a - before a group
+// negating it. It only parses; it never touches the store (internal/store compiles a Query to
+// SQL, internal/sieve to Sieve), and an error says what to fix.
 package search
 
 import (
@@ -37,9 +38,46 @@ type Query struct {
 	Before        time.Time // date < Before
 	Larger        int64     // size > Larger
 	Smaller       *int64    // size < *Smaller, when set (smaller:0 matches nothing)
+	List          *bool     // is:list: it comes from a mailing list
+	Authenticated *bool     // is:authenticated: its sender's domain vouched for it
+	// Matches are the conditions on text that are not words: header:, list:, body:, a
+	// sender's or recipient's domain (from:@example.com) and text anywhere (subject:*voice*).
+	Matches []Match
 	// Groups are the conditions written with OR or in parentheses that could
 	// not be merged into the fields above; nil for a plain search.
 	Groups []Group
+}
+
+// Kinds of Match.
+const (
+	// Contains: the text is somewhere in the field, case ignored (header:, list:, body:,
+	// and from:/to:/cc:/subject: written *text*).
+	Contains = "contains"
+	// Domain: an address of the field is at the domain or below it (from:@example.com).
+	Domain = "domain"
+	// Exists: the message has the header field Name (header:NAME without a value).
+	Exists = "exists"
+)
+
+// Match is a condition on a message's text other than words.
+type Match struct {
+	Kind    string // Contains, Domain or Exists
+	Field   string // "from", "to", "cc", "subject", "body" or "header"
+	Name    string // header: the header field's name
+	Text    string // the text, or the domain, as written
+	Negated bool
+}
+
+// Needs says whether q looks at header fields (header:, list:), which read:headers shows,
+// and at body text (body:), which read:bodies shows.
+func (q *Query) Needs() (headers, bodies bool) {
+	q.Walk(func(c *Query) {
+		for _, m := range c.Matches {
+			headers = headers || m.Field == "header"
+			bodies = bodies || m.Field == "body"
+		}
+	})
+	return headers, bodies
 }
 
 // Group is a condition made of alternatives: a match meets at least one of
@@ -54,7 +92,7 @@ type Group struct {
 func (q *Query) Empty() bool {
 	return len(q.Terms) == 0 && len(q.Folders) == 0 && len(q.Accounts) == 0 && q.Unread == nil && q.Flagged == nil &&
 		q.Answered == nil && !q.HasAttachment && q.After.IsZero() && q.Before.IsZero() && q.Larger == 0 && q.Smaller == nil &&
-		len(q.Groups) == 0
+		len(q.Groups) == 0 && q.List == nil && q.Authenticated == nil && len(q.Matches) == 0
 }
 
 // Walk calls fn on q and on every alternative of its groups, depth first.
@@ -68,7 +106,7 @@ func (q *Query) Walk(fn func(*Query)) {
 }
 
 // Operators lists the operators, for messages.
-var Operators = []string{"from:", "to:", "cc:", "subject:", "in:", "account:", "is:", "has:", "after:", "before:", "larger:", "smaller:"}
+var Operators = []string{"from:", "to:", "cc:", "subject:", "in:", "account:", "is:", "has:", "after:", "before:", "larger:", "smaller:", "header:", "list:", "body:"}
 
 // Error is a query the parser refuses.
 type Error struct{ Msg string }
@@ -92,6 +130,7 @@ type token struct {
 	neg    bool
 	op     string // lower-case operator without colon, or ""
 	text   string
+	name   string // header: the field name
 	quoted bool
 	prefix bool // set by markPrefix
 }
@@ -152,8 +191,11 @@ func markPrefix(toks []token) {
 					continue // punctuation alone is no condition
 				}
 			case "from", "to", "cc", "subject":
+				if n := len(t.text); t.op != "subject" && strings.HasPrefix(t.text, "@") || n >= 2 && t.text[0] == '*' && t.text[n-1] == '*' {
+					continue // a domain or text anywhere is no word: it does not take the prefix away
+				}
 			default:
-				continue // other operators do not take the prefix away
+				continue // other operators (body:, header:, list: too) do not take the prefix away
 			}
 			last, lastOK = i, t.op == "" && !t.quoted && !t.neg && negDepth == 0 && !strings.ContainsFunc(t.text, unicode.IsSpace)
 		}
@@ -267,10 +309,37 @@ func (q *Query) add(t token, now time.Time) (ok bool, err error) {
 		}
 		q.Terms = append(q.Terms, Term{Text: t.text, Negated: t.neg, Prefix: t.prefix})
 	case "from", "to", "cc", "subject":
+		if d, ok := strings.CutPrefix(t.text, "@"); ok && t.op != "subject" {
+			if strings.TrimSpace(d) == "" {
+				return false, errorf("%s:@ needs a domain after the @, e.g. %s:@example.com", t.op, t.op)
+			}
+			q.Matches = append(q.Matches, Match{Kind: Domain, Field: t.op, Text: d, Negated: t.neg})
+			return true, nil
+		}
+		if n := len(t.text); n >= 2 && t.text[0] == '*' && t.text[n-1] == '*' {
+			q.Matches = append(q.Matches, Match{Kind: Contains, Field: t.op, Text: t.text[1 : n-1], Negated: t.neg})
+			return true, nil
+		}
 		if !hasWordChar(t.text) {
 			return false, errorf("%s: needs a name, an address or words after it", t.op)
 		}
 		q.Terms = append(q.Terms, Term{Field: t.op, Text: t.text, Negated: t.neg})
+	case "body":
+		if strings.TrimSpace(t.text) == "" {
+			return false, errorf("body: needs the text to look for, e.g. body:unsubscribe")
+		}
+		q.Matches = append(q.Matches, Match{Kind: Contains, Field: "body", Text: t.text, Negated: t.neg})
+	case "list":
+		if strings.TrimSpace(t.text) == "" {
+			return false, errorf("list: needs the list's id or part of it, e.g. list:announce.example.org")
+		}
+		q.Matches = append(q.Matches, Match{Kind: Contains, Field: "header", Name: "List-Id", Text: t.text, Negated: t.neg})
+	case "header":
+		m := Match{Kind: Contains, Field: "header", Name: t.name, Text: t.text, Negated: t.neg}
+		if !t.quoted && t.text == "" {
+			m.Kind = Exists
+		}
+		q.Matches = append(q.Matches, m)
 	case "in":
 		if t.neg {
 			return false, errorf("-in: is not supported; name the folders to search with in:, or exclude one with -(in:NAME)")
@@ -293,8 +362,12 @@ func (q *Query) add(t token, now time.Time) (ok bool, err error) {
 			q.Flagged = &v
 		case "answered", "replied":
 			q.Answered = &v
+		case "list":
+			q.List = &v
+		case "authenticated":
+			q.Authenticated = &v
 		default:
-			return false, errorf("is:%s is not known; use is:unread, is:read, is:flagged or is:answered", t.text)
+			return false, errorf("is:%s is not known; use is:unread, is:read, is:flagged, is:answered, is:list or is:authenticated", t.text)
 		}
 	case "has":
 		if strings.ToLower(t.text) != "attachment" && strings.ToLower(t.text) != "attachments" {
@@ -341,7 +414,7 @@ func hasWordChar(s string) bool {
 	return false
 }
 
-var knownOps = map[string]bool{"from": true, "to": true, "cc": true, "subject": true, "in": true, "account": true, "is": true, "has": true, "after": true, "before": true, "larger": true, "smaller": true}
+var knownOps = map[string]bool{"from": true, "to": true, "cc": true, "subject": true, "in": true, "account": true, "is": true, "has": true, "after": true, "before": true, "larger": true, "smaller": true, "header": true, "list": true, "body": true}
 
 // opNames are the operators without their colons, for Nearest.
 var opNames = func() []string {
@@ -403,15 +476,40 @@ func lex(q string) ([]token, error) {
 				return nil, err
 			}
 		}
+		if t.op == "header" {
+			end := i
+			for end < len(rs) && !endsBare(rs[end]) && rs[end] != ':' {
+				end++
+			}
+			t.name = string(rs[i:end])
+			if !FieldName(t.name) {
+				return nil, errorf("header:%s is not a header field name; write header:NAME:text, e.g. header:List-Id:announce.example.org, or header:NAME for a field that is there", t.name)
+			}
+			i = end
+			if i >= len(rs) || rs[i] != ':' {
+				toks = append(toks, t) // header:NAME: the field is there
+				continue
+			}
+			i++
+			if i >= len(rs) || endsBare(rs[i]) {
+				return nil, errorf("header:%s: needs text after the second colon, or no colon: header:%s for a field that is there", t.name, t.name)
+			}
+		}
 		if rs[i] == '"' {
+			var b strings.Builder
 			end := i + 1
 			for end < len(rs) && rs[end] != '"' {
+				// Inside quotes, \" is a quote and \\ a backslash; any other \ is itself.
+				if rs[end] == '\\' && end+1 < len(rs) && (rs[end+1] == '"' || rs[end+1] == '\\') {
+					end++
+				}
+				b.WriteRune(rs[end])
 				end++
 			}
 			if end >= len(rs) {
 				return nil, errorf("a quote is not closed; close the phrase with \"")
 			}
-			t.text = string(rs[i+1 : end])
+			t.text = b.String()
 			t.quoted = true
 			i = end + 1
 		} else {
@@ -480,8 +578,34 @@ func example(op string) string {
 		return "has:attachment"
 	case "in":
 		return "in:INBOX"
+	case "header":
+		return "header:List-Id:announce.example.org"
+	case "list":
+		return "list:announce.example.org"
+	case "body":
+		return "body:unsubscribe"
 	}
 	return op + ":bob@example.com"
+}
+
+// FieldName reports whether n is a header field's name: 1 to 200 printable ASCII characters
+// but the colon (RFC 5322 section 3.6.8).
+func FieldName(n string) bool {
+	if n == "" || len(n) > 200 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] <= ' ' || n[i] >= 0x7f || n[i] == ':' || n[i] == '"' || n[i] == '(' || n[i] == ')' {
+			return false
+		}
+	}
+	return true
+}
+
+// Quote is s as a quoted value of the language: in quotes, with \ before each quote and
+// backslash, so that it reads back as s whatever it holds.
+func Quote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
 // parseDate reads 2025-01-31 (start of that day, UTC) or a span back from now: 7d 3w 6m 1y.

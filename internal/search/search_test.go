@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -416,12 +417,7 @@ func rawBare(q *search.Query) bool {
 
 func render(q *search.Query) (string, bool) {
 	var parts []string
-	val := func(s string) string {
-		if strings.Contains(s, `"`) {
-			return s
-		}
-		return `"` + s + `"`
-	}
+	val := search.Quote
 	if len(q.Groups) > 0 && rawBare(q) {
 		// Terms and groups are kept apart, so their order is lost; a bare word written as it is
 		// (it holds a quote) could then come last and read back as the prefix.
@@ -463,6 +459,25 @@ func render(q *search.Query) (string, bool) {
 	if prefixHere {
 		parts = append(parts, groupParts...)
 	}
+	for _, m := range q.Matches {
+		s := ""
+		if m.Negated {
+			s = "-"
+		}
+		switch {
+		case m.Kind == search.Domain:
+			s += m.Field + ":" + val("@"+m.Text)
+		case m.Kind == search.Exists:
+			s += "header:" + m.Name
+		case m.Field == "header":
+			s += "header:" + m.Name + ":" + val(m.Text)
+		case m.Field == "body":
+			s += "body:" + val(m.Text)
+		default:
+			s += m.Field + ":" + val("*"+m.Text+"*")
+		}
+		parts = append(parts, s)
+	}
 	parts = append(parts, termParts...)
 	for _, f := range q.Folders {
 		parts = append(parts, "in:"+val(f))
@@ -483,6 +498,8 @@ func render(q *search.Query) (string, bool) {
 	flag(q.Unread, "is:unread", "is:read")
 	flag(q.Flagged, "is:flagged", "-is:flagged")
 	flag(q.Answered, "is:answered", "-is:answered")
+	flag(q.List, "is:list", "-is:list")
+	flag(q.Authenticated, "is:authenticated", "-is:authenticated")
 	if q.HasAttachment {
 		parts = append(parts, "has:attachment")
 	}
@@ -569,6 +586,17 @@ func show(q *search.Query) string {
 	if q.Smaller != nil {
 		b.WriteString(" smaller=" + strconv.FormatInt(*q.Smaller, 10))
 	}
+	for _, f := range []struct {
+		n string
+		p *bool
+	}{{"list", q.List}, {"authenticated", q.Authenticated}} {
+		if f.p != nil {
+			b.WriteString(" " + f.n + "=" + strconv.FormatBool(*f.p))
+		}
+	}
+	for _, m := range q.Matches {
+		b.WriteString(fmt.Sprintf(" %s{%v %s %s %q}", m.Kind, m.Negated, m.Field, m.Name, m.Text))
+	}
 	for _, g := range q.Groups {
 		b.WriteString(" ")
 		if g.Negated {
@@ -617,6 +645,10 @@ var fuzzSeeds = []string{
 	`budget OR invoice`, `from:alice (invoice OR receipt) -draft`, `(a b) c`, `-(a OR b) c`, `c -(a OR b)`,
 	`(is:unread OR in:INBOX) x`, `x (a OR (b c))`, `(a OR b) (c OR d)`, `a OR`, `(a`, `a)`, `()`, `foo:bar`,
 	`Re: x`, `(budget after:2025-01-01)`, `-(in:Spam) -(has:attachment)`, `a OR b OR -c d`,
+	`from:@example.com -to:@x.org cc:"@a b"`, `subject:*voice* -from:**`, `header:List-Id:announce.example.org`,
+	`header:X-Spam -header:X-Mailer:"Apple \"Mail\""`, `list:a.example body:"un subscribe" -body:x`,
+	`is:list -is:authenticated`, `(from:@a.example OR header:X:y) -(body:z OR is:list) w`, `header:`, `header:a:`,
+	`"a\\b \"c\""`, `body:`, `from:@`,
 }
 
 // checkRoundTrip: a query Parse accepts keeps a sane shape, and writing its

@@ -12,6 +12,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/search"
 	imapsrc "github.com/postern-mcp/postern/internal/source/imap"
 )
 
@@ -36,9 +37,9 @@ func scripts(t *testing.T, u *imaptest.User) *imapsrc.Scripts {
 
 func proofRules() []generated.Rule {
 	return []generated.Rule{
-		enabled("Newsletter to News", generated.RuleMatch{From: "news@letters.example"},
+		enabled("Newsletter to News", "from:*news@letters.example*",
 			generated.RuleAction{Do: doMove, Folder: "News"}, generated.RuleAction{Do: doFlag}),
-		enabled("Receipts", generated.RuleMatch{Subject: "invoice"},
+		enabled("Receipts", "subject:*invoice*",
 			generated.RuleAction{Do: doMove, Folder: "Receipts"}),
 	}
 }
@@ -230,7 +231,7 @@ func TestHostileScriptCompiles(t *testing.T) {
 	u := srv.NewUser(t)
 	st := scripts(t, u)
 	rules := []generated.Rule{enabled("quote\" and \\ back\r\nredirect \"x@evil\";",
-		generated.RuleMatch{Subject: `a"b\c`}, generated.RuleAction{Do: doMove, Folder: `News`}, generated.RuleAction{Do: doMarkRead})}
+		"subject:"+search.Quote(`*a"b\c*`), generated.RuleAction{Do: doMove, Folder: `News`}, generated.RuleAction{Do: doMarkRead})}
 	script, skipped := Translate(rules, Options{Extensions: st.Extensions()})
 	if len(skipped) != 0 {
 		t.Fatalf("skipped %+v", skipped)

@@ -8,13 +8,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/rules"
+	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/source"
 )
 
@@ -145,7 +148,11 @@ func (t *translator) rule(r generated.Rule) (string, error) {
 		}
 	}
 	need := map[string]bool{}
-	test, err := t.match(r.Match, need)
+	q, err := rules.Query(r, time.Now())
+	if err != nil {
+		return "", err
+	}
+	test, err := t.query(q, need)
 	if err != nil {
 		return "", err
 	}
@@ -184,71 +191,32 @@ func (t *translator) rule(r generated.Rule) (string, error) {
 	return b.String(), nil
 }
 
-// match is the test of a rule's match: its conditions and groups, all of them.
-func (t *translator) match(m generated.RuleMatch, need map[string]bool) (string, error) {
-	tests, err := t.conditions(own(m), need)
-	if err != nil {
-		return "", err
-	}
-	group := func(cs []generated.RuleCondition) ([]string, error) {
-		var out []string
-		for _, c := range cs {
-			ts, err := t.conditions(c, need)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, allof(ts))
-		}
-		return out, nil
-	}
-	if len(m.Any) > 0 {
-		ts, err := group(m.Any)
-		if err != nil {
-			return "", err
-		}
-		tests = append(tests, "anyof ("+strings.Join(ts, ", ")+")")
-	}
-	if len(m.All) > 0 {
-		ts, err := group(m.All)
-		if err != nil {
-			return "", err
-		}
-		tests = append(tests, allof(ts))
-	}
-	if len(m.None) > 0 {
-		ts, err := group(m.None)
-		if err != nil {
-			return "", err
-		}
-		tests = append(tests, "not anyof ("+strings.Join(ts, ", ")+")")
-	}
-	return allof(tests), nil
-}
-
-// own is a match's own conditions, without its groups.
-func own(m generated.RuleMatch) generated.RuleCondition {
-	return generated.RuleCondition{
-		From: m.From, To: m.To, Cc: m.Cc, Subject: m.Subject, FromDomain: m.FromDomain, ToDomain: m.ToDomain,
-		List: m.List, HasAttachment: m.HasAttachment, Larger: m.Larger, Smaller: m.Smaller,
-		OlderThan: m.OlderThan, YoungerThan: m.YoungerThan, Flags: m.Flags, Header: m.Header, Body: m.Body,
-		Authenticated: m.Authenticated,
-	}
-}
-
-// conditions are the tests of one set of conditions, which all hold.
-func (t *translator) conditions(c generated.RuleCondition, need map[string]bool) ([]string, error) {
+// query is the test of a conjunction of the search language (a rule's match, or one
+// alternative of a group), or why Sieve cannot express it. Sieve finds text, not words: a
+// word condition (subject:receipt) stays local, and its *text* form (subject:*receipt*),
+// which means text anywhere in both places, is offered instead.
+func (t *translator) query(q *search.Query, need map[string]bool) (string, error) {
 	switch {
-	case c.HasAttachment != nil:
-		return nil, fmt.Errorf("Sieve cannot tell whether a message has an attachment")
-	case c.OlderThan != "" || c.YoungerThan != "":
-		return nil, fmt.Errorf("a message's age means nothing at delivery, when Sieve runs")
-	case len(c.Flags) > 0:
-		return nil, fmt.Errorf("Sieve runs before a message has flags (read, flagged, answered)")
-	case c.Authenticated != nil:
-		return nil, fmt.Errorf("whether the sender's domain vouched for a message is decided by postern, not by the server's Sieve")
+	case q.HasAttachment:
+		return "", fmt.Errorf("Sieve cannot tell whether a message has an attachment")
+	case !q.After.IsZero() || !q.Before.IsZero():
+		return "", fmt.Errorf("a message's age means nothing at delivery, when Sieve runs")
+	case q.Unread != nil || q.Flagged != nil || q.Answered != nil:
+		return "", fmt.Errorf("Sieve runs before a message has flags (read, flagged, answered)")
+	case q.Authenticated != nil:
+		return "", fmt.Errorf("whether the sender's domain vouched for a message is decided by postern, not by the server's Sieve")
+	case len(q.Folders) > 0:
+		return "", fmt.Errorf("in: names a folder, and Sieve runs on new mail before it is in one")
+	}
+	for _, w := range q.Terms {
+		op := w.Field
+		if op == "" {
+			op = "subject"
+		}
+		return "", fmt.Errorf("Sieve finds text, not words: write %s:%s for the text anywhere (both here and on the server), or a domain as from:@example.com", op, value("*"+w.Text+"*"))
 	}
 	var out []string
-	add := func(test string, args ...string) error {
+	add := func(neg bool, test string, args ...string) error {
 		for _, a := range args {
 			q, err := quoted(a)
 			if err != nil {
@@ -256,71 +224,84 @@ func (t *translator) conditions(c generated.RuleCondition, need map[string]bool)
 			}
 			test += " " + q
 		}
+		if neg {
+			test = "not " + test
+		}
 		out = append(out, test)
 		return nil
 	}
-	for _, h := range []struct{ field, value string }{{"from", c.From}, {"to", c.To}, {"cc", c.Cc}, {"subject", c.Subject}} {
-		if h.value == "" {
-			continue
-		}
-		if err := add("header :contains", h.field, h.value); err != nil {
-			return nil, err
-		}
+	if len(q.Accounts) > 0 {
+		// The script is for one account: account: holds there or nowhere.
+		out = append(out, map[bool]string{true: "true", false: "false"}[slices.ContainsFunc(q.Accounts, func(a string) bool { return strings.EqualFold(a, t.opt.Account) })])
 	}
-	for _, d := range []struct {
-		fields []string
-		domain string
-	}{{[]string{"from"}, c.FromDomain}, {[]string{"to", "cc"}, c.ToDomain}} {
-		if d.domain == "" {
-			continue
-		}
-		dom := strings.ToLower(strings.TrimPrefix(d.domain, "@"))
-		if !validDomain(dom) {
-			return nil, fmt.Errorf("the domain %q is not a domain name", d.domain)
-		}
-		// This domain or below it: "example.org" or "*.example.org" (no wildcard in dom).
-		out = append(out, "anyof (address :domain :is "+stringList(d.fields)+" "+strconv.Quote(dom)+
-			", address :domain :matches "+stringList(d.fields)+" "+strconv.Quote("*."+dom)+")")
+	if q.List != nil {
+		add(!*q.List, "exists", "List-Id")
 	}
-	if c.List != nil {
-		if *c.List {
-			out = append(out, `exists "List-Id"`)
-		} else {
-			out = append(out, `not exists "List-Id"`)
-		}
+	if q.Larger > 0 {
+		out = append(out, "size :over "+strconv.FormatInt(q.Larger, 10))
 	}
-	if c.Larger != nil {
-		if *c.Larger < 0 {
-			return nil, fmt.Errorf("its size %d is below zero", *c.Larger)
-		}
-		out = append(out, "size :over "+strconv.Itoa(*c.Larger))
+	if q.Smaller != nil {
+		out = append(out, "size :under "+strconv.FormatInt(*q.Smaller, 10))
 	}
-	if c.Smaller != nil {
-		if *c.Smaller < 0 {
-			return nil, fmt.Errorf("its size %d is below zero", *c.Smaller)
-		}
-		out = append(out, "size :under "+strconv.Itoa(*c.Smaller))
-	}
-	for _, h := range c.Header {
-		if !validFieldName(h.Name) {
-			return nil, fmt.Errorf("the header name %q is not a header field name", h.Name)
-		}
-		if err := add("header :contains", h.Name, h.Contains); err != nil {
-			return nil, err
-		}
-	}
-	if len(c.Body) > 0 {
-		if !t.exts["body"] {
-			return nil, fmt.Errorf("the server's Sieve cannot read message bodies (it lacks the body extension)")
-		}
-		need["body"] = true
-		for _, w := range c.Body {
-			if err := add("body :text :contains", w); err != nil {
-				return nil, err
+	for _, m := range q.Matches {
+		var err error
+		switch {
+		case m.Kind == search.Domain:
+			dom := strings.ToLower(strings.Trim(strings.TrimSpace(m.Text), "."))
+			if !validDomain(dom) {
+				return "", fmt.Errorf("the domain %q is not a domain name", m.Text)
 			}
+			// This domain or below it: "example.org" or "*.example.org" (no wildcard in dom).
+			f := stringList([]string{m.Field})
+			test := "anyof (address :domain :is " + f + " " + strconv.Quote(dom) + ", address :domain :matches " + f + " " + strconv.Quote("*."+dom) + ")"
+			if m.Negated {
+				test = "not " + test
+			}
+			out = append(out, test)
+		case m.Kind == search.Exists:
+			err = add(m.Negated, "exists", m.Name)
+		case m.Field == "header":
+			err = add(m.Negated, "header :contains", m.Name, strings.TrimSpace(m.Text))
+		case m.Field == "body":
+			if !t.exts["body"] {
+				return "", fmt.Errorf("the server's Sieve cannot read message bodies (it lacks the body extension)")
+			}
+			need["body"] = true
+			err = add(m.Negated, "body :text :contains", strings.TrimSpace(m.Text))
+		default:
+			err = add(m.Negated, "header :contains", m.Field, strings.TrimSpace(m.Text))
+		}
+		if err != nil {
+			return "", err
 		}
 	}
-	return out, nil
+	for _, g := range q.Groups {
+		var alts []string
+		for _, a := range g.Alts {
+			test, err := t.query(a, need)
+			if err != nil {
+				return "", err
+			}
+			alts = append(alts, test)
+		}
+		test := "anyof (" + strings.Join(alts, ", ") + ")"
+		if len(alts) == 1 {
+			test = alts[0]
+		}
+		if g.Negated {
+			test = "not " + test
+		}
+		out = append(out, test)
+	}
+	return allof(out), nil
+}
+
+// value is s as a value of the search language, quoted when it must be.
+func value(s string) string {
+	if strings.ContainsAny(s, " \t\"()\\") {
+		return search.Quote(s)
+	}
+	return s
 }
 
 // action is the Sieve command of one action.
@@ -456,19 +437,6 @@ func validDomain(d string) bool {
 	}
 	for _, r := range d {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// validFieldName: printable ASCII but the colon (RFC 5322 section 3.6.8).
-func validFieldName(n string) bool {
-	if n == "" || len(n) > 200 {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		if n[i] <= ' ' || n[i] >= 0x7f || n[i] == ':' {
 			return false
 		}
 	}

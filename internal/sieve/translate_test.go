@@ -7,6 +7,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/rules"
+	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/source"
 )
 
@@ -16,7 +17,7 @@ func yes() *bool { b := true; return &b }
 
 func ptr[T any](v T) *T { return &v }
 
-func enabled(name string, m generated.RuleMatch, actions ...generated.RuleAction) generated.Rule {
+func enabled(name string, m string, actions ...generated.RuleAction) generated.Rule {
 	return generated.Rule{Name: name, State: rules.Enabled, Match: m, Actions: actions}
 }
 
@@ -29,16 +30,18 @@ func opts() Options {
 func TestTranslateSkips(t *testing.T) {
 	mv := generated.RuleAction{Do: doMove, Folder: "X"}
 	rules := []generated.Rule{
-		enabled("attach", generated.RuleMatch{HasAttachment: yes()}, mv),
-		enabled("old", generated.RuleMatch{OlderThan: "30d"}, mv),
-		enabled("unread", generated.RuleMatch{Flags: []string{"unread"}}, mv),
-		enabled("auth", generated.RuleMatch{Authenticated: yes()}, mv),
-		enabled("nested old", generated.RuleMatch{Any: []generated.RuleCondition{{From: "a"}, {YoungerThan: "2w"}}}, mv),
-		enabled("forward", generated.RuleMatch{From: "a"}, generated.RuleAction{Do: doForward, To: "me@example.org"}),
-		enabled("crlf", generated.RuleMatch{Subject: "x\r\nredirect \"x@evil\";"}, mv),
-		enabled("variable", generated.RuleMatch{Subject: "${stop}"}, mv),
-		enabled("bad header", generated.RuleMatch{Header: []generated.RuleHeader{{Name: "X-A: b", Contains: "c"}}}, mv),
-		enabled("bad domain", generated.RuleMatch{FromDomain: "*.example.org"}, mv),
+		enabled("attach", "has:attachment", mv),
+		enabled("old", "before:30d", mv),
+		enabled("unread", "is:unread", mv),
+		enabled("auth", "is:authenticated", mv),
+		enabled("nested old", "(from:*a* OR after:2w)", mv),
+		enabled("forward", "from:*a*", generated.RuleAction{Do: doForward, To: "me@example.org"}),
+		enabled("crlf", "subject:\"*x\r\nredirect \\\"x@evil\\\";*\"", mv),
+		enabled("variable", "subject:*${stop}*", mv),
+		enabled("bad domain", "from:@*.example.org", mv),
+		enabled("words", "from:shop subject:receipt", mv),
+		enabled("folder", "in:INBOX from:@x.org", mv),
+		enabled("unreadable", "sender:x", mv),
 		{Name: "pending", State: rules.Pending, Actions: []generated.RuleAction{mv}},
 		{Name: "other account", Account: "home", State: rules.Enabled, Actions: []generated.RuleAction{mv}},
 	}
@@ -46,7 +49,7 @@ func TestTranslateSkips(t *testing.T) {
 	want := map[string]string{
 		"attach": "attachment", "old": "age", "unread": "flags", "auth": "vouched", "nested old": "age",
 		"forward": "[send] allow", "crlf": "control character", "variable": "variable",
-		"bad header": "header field name", "bad domain": "not a domain",
+		"bad domain": "not a domain", "words": "from:*shop*", "folder": "in:", "unreadable": "cannot be read",
 	}
 	got := map[string]string{}
 	for _, s := range skipped {
@@ -69,7 +72,7 @@ func TestTranslateSkips(t *testing.T) {
 		}
 	}
 	// Body words need the server's body extension.
-	body := enabled("body", generated.RuleMatch{Body: []string{"unsubscribe"}}, mv)
+	body := enabled("body", "body:unsubscribe", mv)
 	o := opts()
 	o.Extensions = []string{"fileinto", "mailbox", "variables"}
 	if _, sk := Translate([]generated.Rule{body}, o); len(sk) != 1 || !strings.Contains(sk[0].Reason, "body") {
@@ -90,8 +93,8 @@ func TestTranslateResolvesFolders(t *testing.T) {
 		return "", fmt.Errorf("account work has no folder %q", f)
 	}
 	rules := []generated.Rule{
-		enabled("known", generated.RuleMatch{Subject: "invoice"}, generated.RuleAction{Do: doMove, Folder: "receipts"}),
-		enabled("unknown", generated.RuleMatch{Subject: "x"}, generated.RuleAction{Do: doMove, Folder: "Nowhere"}),
+		enabled("known", "subject:*invoice*", generated.RuleAction{Do: doMove, Folder: "receipts"}),
+		enabled("unknown", "subject:*x*", generated.RuleAction{Do: doMove, Folder: "Nowhere"}),
 	}
 	script, skipped := Translate(rules, o)
 	if !strings.Contains(script, `set "folder" "Receipts";`) {
@@ -103,17 +106,12 @@ func TestTranslateResolvesFolders(t *testing.T) {
 }
 
 func TestTranslateConditionsAndActions(t *testing.T) {
-	no := false
-	r := enabled("all of it", generated.RuleMatch{
-		From: "Ann", To: "team@", Cc: "boss", Subject: "Invoice", FromDomain: "Shop.Example", ToDomain: "example.org",
-		List: &no, Larger: ptr(100), Smaller: ptr(5000), Header: []generated.RuleHeader{{Name: "X-Mailer", Contains: "Bulk"}},
-		Any:  []generated.RuleCondition{{From: "a@x"}, {From: "b@x"}},
-		All:  []generated.RuleCondition{{Subject: "one"}},
-		None: []generated.RuleCondition{{List: yes()}},
-	}, generated.RuleAction{Do: doMarkRead}, generated.RuleAction{Do: doFlag}, generated.RuleAction{Do: doArchive}, generated.RuleAction{Do: doMarkUnread}, generated.RuleAction{Do: doUnflag},
+	r := enabled("all of it", `from:*Ann* to:*team@* cc:*boss* subject:*Invoice* from:@Shop.Example (to:@example.org OR cc:@example.org) `+
+		`-is:list larger:100 smaller:5000 header:X-Mailer:Bulk (from:*a@x* OR from:*b@x*) subject:*one* -(is:list) -header:X-Spam `+
+		`-from:@spam.test list:announce account:WORK`, generated.RuleAction{Do: doMarkRead}, generated.RuleAction{Do: doFlag}, generated.RuleAction{Do: doArchive}, generated.RuleAction{Do: doMarkUnread}, generated.RuleAction{Do: doUnflag},
 		generated.RuleAction{Do: doForward, To: "me@example.org"})
 	r.Stop = yes()
-	later := enabled("later", generated.RuleMatch{}, generated.RuleAction{Do: doDelete})
+	later := enabled("later", "account:home OR from:@x.test", generated.RuleAction{Do: doDelete})
 	o := opts()
 	o.ForwardAllowed = func(a string) bool { return a == "me@example.org" }
 	script, skipped := Translate([]generated.Rule{r, later}, o)
@@ -124,13 +122,13 @@ func TestTranslateConditionsAndActions(t *testing.T) {
 		`require ["copy", "fileinto", "imap4flags", "mailbox", "variables"];`,
 		`header :contains "from" "Ann"`, `header :contains "to" "team@"`, `header :contains "cc" "boss"`, `header :contains "subject" "Invoice"`,
 		`anyof (address :domain :is ["from"] "shop.example", address :domain :matches ["from"] "*.shop.example")`,
-		`address :domain :is ["to", "cc"] "example.org"`,
+		`anyof (anyof (address :domain :is ["to"] "example.org", address :domain :matches ["to"] "*.example.org"), anyof (address :domain :is ["cc"] "example.org"`,
 		`not exists "List-Id"`, `size :over 100`, `size :under 5000`, `header :contains "X-Mailer" "Bulk"`,
 		`anyof (header :contains "from" "a@x", header :contains "from" "b@x")`,
-		`not anyof (exists "List-Id")`,
+		`not exists "X-Spam"`, `not anyof (address :domain :is ["from"] "spam.test"`, `header :contains "List-Id" "announce"`, `allof (true, `,
 		`addflag "\\Seen";`, `addflag "\\Flagged";`, `set "folder" "Archive";`, `removeflag "\\Seen";`, `removeflag "\\Flagged";`,
 		`redirect :copy "me@example.org";`, `set "stop" "1";`,
-		"# Rule: later\nif allof (string :is \"${stop}\" \"\", true) {\n  set \"folder\" \"Trash\";",
+		"# Rule: later\nif allof (string :is \"${stop}\" \"\", anyof (false, anyof (address :domain :is [\"from\"] \"x.test\"",
 		`fileinto "${folder}";`,
 	} {
 		if !strings.Contains(script, want) {
@@ -147,10 +145,10 @@ func TestTranslateConditionsAndActions(t *testing.T) {
 func TestTranslateHostile(t *testing.T) {
 	evil := `";` + "\r\n" + `redirect "x@evil";`
 	rules := []generated.Rule{
-		enabled("quote\" and \\ back\r\nredirect \"x@evil\";", generated.RuleMatch{Subject: `a"b\c";redirect "x@evil`}, generated.RuleAction{Do: doMove, Folder: `we"ird\`}),
-		enabled("crlf", generated.RuleMatch{From: evil}, generated.RuleAction{Do: doMove, Folder: "X"}),
-		enabled("crlf folder", generated.RuleMatch{}, generated.RuleAction{Do: doMove, Folder: "X\nredirect \"x@evil\";"}),
-		enabled("crlf header", generated.RuleMatch{Header: []generated.RuleHeader{{Name: "X", Contains: evil}}}, generated.RuleAction{Do: doMove, Folder: "X"}),
+		enabled("quote\" and \\ back\r\nredirect \"x@evil\";", "subject:"+search.Quote(`*a"b\c";redirect "x@evil*`), generated.RuleAction{Do: doMove, Folder: `we"ird\`}),
+		enabled("crlf", "from:"+search.Quote("*"+evil+"*"), generated.RuleAction{Do: doMove, Folder: "X"}),
+		enabled("crlf folder", "is:list", generated.RuleAction{Do: doMove, Folder: "X\nredirect \"x@evil\";"}),
+		enabled("crlf header", "header:X:"+search.Quote(evil), generated.RuleAction{Do: doMove, Folder: "X"}),
 	}
 	script, skipped := Translate(rules, opts())
 	if len(skipped) != 3 {

@@ -211,6 +211,7 @@ func (f *Filter) queryConds(q *search.Query, top bool, win *window, ftsRange str
 		conds = append(conds, "m.size < ?")
 		*args = append(*args, *q.Smaller)
 	}
+	conds = append(conds, matchConds(q, args)...)
 	for i, t := range q.Terms {
 		if top && win != nil && i == win.skip {
 			continue
@@ -536,7 +537,7 @@ func narrows(f *Filter) bool {
 	q := f.Query
 	return len(q.Terms) > 1 || len(q.Groups) > 0 || len(q.Folders) > 0 || len(q.Accounts) > 0 || q.Unread != nil || q.Flagged != nil ||
 		q.Answered != nil || q.HasAttachment || !q.After.IsZero() || !q.Before.IsZero() || q.Larger > 0 || q.Smaller != nil ||
-		f.Folder != "" || f.Unread != nil || f.Flagged != nil || f.HasAttachment
+		f.Folder != "" || f.Unread != nil || f.Flagged != nil || f.HasAttachment || q.List != nil || q.Authenticated != nil || len(q.Matches) > 0
 }
 
 // newestMatches returns the ids of the k newest messages (ids from lo to hi)

@@ -63,6 +63,7 @@ type modelMsg struct {
 	size    int64
 	date    time.Time
 	hasAtt  bool
+	nm      *store.NewMessage // what was stored of it (headers, list, addresses)
 	raw     [nFields]string   // the field's text as given to the store
 	words   [nFields][]string // splitWords of raw: lower-case, diacritics kept (to write queries with)
 	toks    [nFields][]string // normalised tokens, as the index holds them
@@ -250,7 +251,7 @@ func newSearchEnv(path string) (*searchEnv, error) {
 		// is five seconds after it.
 		mm := &modelMsg{
 			id: r.ID, account: k.account, folder: k.folder, uid: nm.UID, flags: nm.Flags, size: nm.Size, date: nm.Date,
-			hasAtt: len(nm.Attachments) > 0,
+			hasAtt: len(nm.Attachments) > 0, nm: nm,
 			corpus: origin[k][nm.UID],
 		}
 		mm.raw[fSubject] = nm.Subject
@@ -507,7 +508,7 @@ func dateIn(b *qb) time.Time {
 // randomOp adds one non-text operator.
 func (b *qb) randomOp() {
 	e := b.e
-	switch b.r.IntN(12) {
+	switch b.r.IntN(13) {
 	case 0:
 		name := e.folders[b.r.IntN(len(e.folders))]
 		written := name
@@ -604,8 +605,114 @@ func (b *qb) randomOp() {
 		} else {
 			b.addOp("smaller:"+w, "smaller:", func(m *modelMsg) bool { return m.size < n })
 		}
+	case 8:
+		b.randomMatch()
 	default:
 		b.randomText()
+	}
+}
+
+// lowerHas: the text is in s, case ignored (the model of *text*, header:, list:, body:).
+func lowerHas(s, text string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(strings.TrimSpace(text)))
+}
+
+// underDomain: email's domain is d or below it.
+func underDomain(email, d string) bool {
+	_, got, _ := strings.Cut(strings.ToLower(email), "@")
+	d = strings.ToLower(d)
+	return got == d || strings.HasSuffix(got, "."+d)
+}
+
+// randomMatch adds one of the operators rules brought: from:@domain, *text*, header:, list:,
+// body:, is:list, is:authenticated, drawn from a stored message.
+func (b *qb) randomMatch() {
+	m := b.randMsg()
+	nm := m.nm
+	neg := b.r.IntN(5) == 0
+	pre := ""
+	if neg {
+		pre = "-"
+	}
+	add := func(text, op string, pred func(*modelMsg) bool) {
+		if neg {
+			b.addOp(pre+text, op, func(x *modelMsg) bool { return !pred(x) })
+		} else {
+			b.addOp(text, op, pred)
+		}
+	}
+	frag := func(s string) string {
+		rs := []rune(s)
+		if len(rs) == 0 {
+			return "a"
+		}
+		i := b.r.IntN(len(rs))
+		out := string(rs[i:min(len(rs), i+2+b.r.IntN(6))])
+		if b.r.IntN(3) == 0 {
+			out = strings.ToUpper(out)
+		}
+		if strings.TrimSpace(out) == "" {
+			return "a"
+		}
+		return out
+	}
+	switch b.r.IntN(8) {
+	case 0:
+		_, d, _ := strings.Cut(nm.From.Email, "@")
+		if i := strings.Index(d, "."); i >= 0 && b.r.IntN(2) == 0 {
+			d = d[i+1:]
+		}
+		if d == "" {
+			d = "example.com"
+		}
+		add("from:@"+d, "from:", func(x *modelMsg) bool { return underDomain(x.nm.From.Email, d) })
+	case 1:
+		d := []string{"example.com", "example.org", "com"}[b.r.IntN(3)]
+		field := []string{"to", "cc"}[b.r.IntN(2)]
+		add(field+":@"+d, field+":", func(x *modelMsg) bool {
+			as := x.nm.To
+			if field == "cc" {
+				as = x.nm.Cc
+			}
+			return slices.ContainsFunc(as, func(a store.Address) bool { return underDomain(a.Email, d) })
+		})
+	case 2:
+		f := frag(nm.Subject)
+		add("subject:"+search.Quote("*"+f+"*"), "subject:", func(x *modelMsg) bool { return lowerHas(x.nm.Subject, f) })
+	case 3:
+		f := frag(nm.From.Name + nm.From.Email)
+		add("from:"+search.Quote("*"+f+"*"), "from:", func(x *modelMsg) bool {
+			return lowerHas(x.nm.From.Email, f) || lowerHas(x.nm.From.Name, f)
+		})
+	case 4:
+		if len(nm.Headers) == 0 {
+			return
+		}
+		h := nm.Headers[b.r.IntN(len(nm.Headers))]
+		if b.r.IntN(3) == 0 {
+			add("header:"+h.Name, "header:", func(x *modelMsg) bool {
+				return slices.ContainsFunc(x.nm.Headers, func(g store.Header) bool { return strings.EqualFold(g.Name, h.Name) })
+			})
+			return
+		}
+		f := frag(h.Value)
+		add("header:"+strings.ToLower(h.Name)+":"+search.Quote(f), "header:", func(x *modelMsg) bool {
+			return slices.ContainsFunc(x.nm.Headers, func(g store.Header) bool { return strings.EqualFold(g.Name, h.Name) && lowerHas(g.Value, f) })
+		})
+	case 5:
+		f := []string{"list", "example", "news"}[b.r.IntN(3)]
+		add("list:"+f, "list:", func(x *modelMsg) bool {
+			return slices.ContainsFunc(x.nm.Headers, func(g store.Header) bool { return strings.EqualFold(g.Name, "List-Id") && lowerHas(g.Value, f) })
+		})
+	case 6:
+		f := frag(nm.Text)
+		add("body:"+search.Quote(f), "body:", func(x *modelMsg) bool { return lowerHas(x.nm.Text, f) })
+	case 7:
+		if b.r.IntN(2) == 0 {
+			add("is:list", "is:list", func(x *modelMsg) bool { return x.nm.List })
+		} else {
+			add("is:authenticated", "is:authenticated", func(x *modelMsg) bool { return !x.nm.Forged })
+		}
 	}
 }
 

@@ -90,7 +90,7 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 		if err != nil {
 			return nil, nil, err
 		}
-		q, err := s.parseQuery(*query)
+		q, err := s.parseQuery(ctx, *query)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -415,10 +415,22 @@ func searchesBodies(ctx context.Context) bool {
 // now is the clock relative dates are read against (tests replace it).
 var now = time.Now
 
-func (s *Service) parseQuery(q string) (*search.Query, error) {
+// parseQuery reads a search, refusing the operators that look at what this connection's
+// scopes do not show: header: and list: (read:headers), body: (read:bodies). The search is
+// not quoted back then: its words may be what the scope hides.
+func (s *Service) parseQuery(ctx context.Context, q string) (*search.Query, error) {
 	parsed, err := search.Parse(q, now().UTC())
 	if err != nil {
 		return nil, fmt.Errorf("the search %q cannot be read: %v", q, err)
+	}
+	headers, bodies := parsed.Needs()
+	for _, n := range []struct {
+		need        bool
+		scope, what string
+	}{{headers, generated.ScopeReadHeaders, "header: and list: look at header fields"}, {bodies, generated.ScopeReadBodies, "body: looks at message text"}} {
+		if n.need && !hasScope(ctx, n.scope) {
+			return nil, fmt.Errorf("the search uses an operator this connection may not: %s, which the scope %q shows, and it was not granted", n.what, n.scope)
+		}
 	}
 	return parsed, nil
 }
@@ -429,7 +441,7 @@ func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (
 	if err != nil {
 		return nil, err
 	}
-	q, err := s.parseQuery(a.Query)
+	q, err := s.parseQuery(ctx, a.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -502,7 +514,7 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 	// The folder is found by the store, as mail_list's (store.FolderError).
 	f := &store.Filter{Accounts: accts, Folder: deref(a.Folder), Bodies: searchesBodies(ctx)}
 	if q := deref(a.Query); q != "" {
-		if f.Query, err = s.parseQuery(q); err != nil {
+		if f.Query, err = s.parseQuery(ctx, q); err != nil {
 			return nil, err
 		}
 		if err := resolveQueryAccounts(f.Query, accts); err != nil {

@@ -36,47 +36,24 @@ func needScopes(ctx context.Context, r generated.Rule, what string) error {
 	return nil
 }
 
-// hidden stands for a condition's text that this connection's scopes do not show.
-const hidden = "(hidden: needs %s)"
-
-// redact hides the header and body words of r from a connection without
-// read:headers or read:bodies: a rule another client proposed can carry what
-// those scopes hide (a word it saw in a body).
+// redact hides the match of r from a connection without read:headers or read:bodies when
+// it looks at what those scopes show: a rule another client proposed can carry a word it saw
+// in a body.
 func redact(ctx context.Context, r generated.Rule) generated.Rule {
-	heads, bodies := hasScope(ctx, generated.ScopeReadHeaders), hasScope(ctx, generated.ScopeReadBodies)
-	if heads && bodies {
-		return r
-	}
-	fix := func(hs []generated.RuleHeader, ws []string) ([]generated.RuleHeader, []string) {
-		var oh []generated.RuleHeader
-		for _, h := range hs {
-			if !heads {
-				h.Contains = fmt.Sprintf(hidden, generated.ScopeReadHeaders)
-			}
-			oh = append(oh, h)
+	for _, sc := range rules.NeedsOf(r).Scopes() {
+		if !hasScope(ctx, sc) {
+			r.Match = fmt.Sprintf("(hidden: it looks at what %s shows)", sc)
 		}
-		var ow []string
-		for _, w := range ws {
-			if !bodies {
-				w = fmt.Sprintf(hidden, generated.ScopeReadBodies)
-			}
-			ow = append(ow, w)
-		}
-		return oh, ow
-	}
-	r.Match.Header, r.Match.Body = fix(r.Match.Header, r.Match.Body)
-	for _, g := range []*[]generated.RuleCondition{&r.Match.Any, &r.Match.All, &r.Match.None} {
-		cs := slices.Clone(*g)
-		for i := range cs {
-			cs[i].Header, cs[i].Body = fix(cs[i].Header, cs[i].Body)
-		}
-		*g = cs
 	}
 	return r
 }
 
-func ruleInfo(r generated.Rule) generated.RuleInfo {
+// ruleInfo is r, at position (from 1; 0 for none), with what it needs and waits for.
+func ruleInfo(r generated.Rule, position int) generated.RuleInfo {
 	info := generated.RuleInfo{Rule: r, NeedsScopes: rules.NeedsOf(r).Scopes()}
+	if position > 0 {
+		info.Position = &position
+	}
 	switch {
 	case r.State == rules.Pending && rules.Forwards(r):
 		info.WaitsFor = "the person's approval in a terminal (postern rules approve), as it forwards mail"
@@ -129,6 +106,7 @@ func (s *Service) RulesList(ctx context.Context, a *generated.RulesListArgs) (*g
 	}
 	res := &generated.RuleList{Rules: []generated.RuleInfo{}}
 	for _, r := range rules.Ordered(all) {
+		pos := rules.Find(all, r.Name) + 1
 		if r.Account != "" && !slices.Contains(visible, r.Account) {
 			continue // a rule of a hidden account is hidden with it
 		}
@@ -138,80 +116,34 @@ func (s *Service) RulesList(ctx context.Context, a *generated.RulesListArgs) (*g
 		if a.State != nil && r.State != *a.State {
 			continue
 		}
-		res.Rules = append(res.Rules, ruleInfo(redact(ctx, r)))
+		res.Rules = append(res.Rules, ruleInfo(redact(ctx, r), pos))
 	}
 	return res, nil
 }
 
-// RulesSchema implements rules_schema.
-func (s *Service) RulesSchema(context.Context, *generated.RulesSchemaArgs) (*generated.RuleSchema, error) {
-	b, err := generated.Files.ReadFile(generated.RuleSchemaFile)
-	if err != nil {
-		return nil, err
-	}
-	return &generated.RuleSchema{Schema: string(b)}, nil
-}
-
-// RulesCheck implements rules_check.
-func (s *Service) RulesCheck(ctx context.Context, a *generated.RulesCheckArgs) (*generated.RuleCheck, error) {
-	c, err := s.checker(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ps := c.Problems(a.Rule)
-	if err := needScopes(ctx, a.Rule, "tested, proposed or approved"); err != nil {
-		ps = append(ps, err.Error())
-	}
-	return &generated.RuleCheck{Ok: len(ps) == 0, Problems: ps, NeedsScopes: rules.NeedsOf(a.Rule).Scopes()}, nil
-}
-
-// eachMessage calls f for every visible message (of folder, when set), newest
-// first, with what the rules need read of it, until f returns false.
-//
-// Messages the person's projects keep from agents are left out (access.go); leftOut counts
-// them, over the folder (or the accounts) whatever the rule.
-func (s *Service) eachMessage(ctx context.Context, folder string, account *string, needs rules.Needs, f func(*rules.Message) bool) (leftOut int, err error) {
-	st, err := s.store()
-	if err != nil {
-		return 0, err
+// ruleBase is the selection the rule tools run rules over: the visible accounts (account,
+// when set), folder (every folder when ""), without what the person's projects keep from
+// agents; leftOut counts what is kept, over the folder or the accounts whatever the rule.
+func (s *Service) ruleBase(ctx context.Context, folder string, account *string) (st *store.Store, base store.Filter, leftOut int, err error) {
+	if st, err = s.store(); err != nil {
+		return nil, base, 0, err
 	}
 	accts, err := s.scopeAccounts(account)
 	if err != nil {
-		return 0, err
+		return nil, base, 0, err
 	}
 	acc, err := s.access(ctx)
 	if err != nil {
-		return 0, err
+		return nil, base, 0, err
 	}
 	hide, err := acc.mail(ctx, st)
 	if err != nil {
-		return 0, err
+		return nil, base, 0, err
 	}
 	if leftOut, err = acc.leftOut(ctx, st, accts, folder); err != nil {
-		return 0, err
+		return nil, base, 0, err
 	}
-	var before int64
-	for {
-		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: accts, Folder: folder, Before: before, Limit: 500, Hide: hide})
-		if err != nil {
-			return leftOut, err
-		}
-		for _, r := range rows {
-			m := &rules.Message{Row: r}
-			if needs.Headers || needs.Body {
-				if b, err := st.Body(ctx, r.ID); err == nil {
-					m.Headers, m.Text = b.Headers, b.Text
-				}
-			}
-			if !f(m) {
-				return leftOut, nil
-			}
-			before = r.ID
-		}
-		if !more || len(rows) == 0 {
-			return leftOut, nil
-		}
-	}
+	return st, store.Filter{Accounts: accts, Folder: folder, Hide: hide}, leftOut, nil
 }
 
 // describe says what a rule's actions do, as a person reads it.
@@ -234,34 +166,44 @@ func describe(acts []generated.RuleAction) []string {
 	return out
 }
 
-// RulesTest implements rules_test.
+// RulesTest implements rules_test: the rule's problems, as rules_propose would find them,
+// and, when its match can be read here, what it matches of the stored mail.
 func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*generated.RuleTest, error) {
-	if err := needScopes(ctx, a.Rule, "tested"); err != nil {
-		return nil, err
-	}
 	c, err := s.checker(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if ps := c.Problems(a.Rule); len(ps) > 0 {
-		return nil, fmt.Errorf("the rule cannot run: %s", strings.Join(ps, "; "))
+	r := rules.FromNew(a.Rule)
+	res := &generated.RuleTest{Messages: []generated.MessageRow{}, Actions: describe(r.Actions), NeedsScopes: rules.NeedsOf(r).Scopes()}
+	res.Problems = c.Problems(r)
+	scopeErr := needScopes(ctx, r, "tested")
+	if scopeErr != nil {
+		res.Problems = append(res.Problems, scopeErr.Error())
 	}
-	r := a.Rule
-	r.State = rules.Enabled
-	res := &generated.RuleTest{Messages: []generated.MessageRow{}, Actions: describe(r.Actions)}
-	now := time.Now()
+	res.Ok = len(res.Problems) == 0
+	q, err := rules.Query(r, time.Now())
+	if err != nil || scopeErr != nil {
+		return res, nil // nothing to run: the problems say why
+	}
+	st, base, leftOut, err := s.ruleBase(ctx, deref(a.Folder), nil)
+	if err != nil {
+		return nil, err
+	}
+	f := rules.Filter(r, q, base)
+	if res.Matched, err = st.Count(ctx, f); err != nil {
+		return nil, err
+	}
+	f.Limit = a.Limit
+	rows, _, err := st.Messages(ctx, f)
+	if err != nil {
+		return nil, err
+	}
 	v := s.rowOwn()
-	leftOut, err := s.eachMessage(ctx, deref(a.Folder), nil, rules.NeedsOf(r), func(m *rules.Message) bool {
-		if rules.Matches(r, m, now) {
-			res.Matched++
-			if len(res.Messages) < a.Limit {
-				res.Messages = append(res.Messages, messageRow(m.Row, rowView{own: v}))
-			}
-		}
-		return true
-	})
+	for _, row := range rows {
+		res.Messages = append(res.Messages, messageRow(row, rowView{own: v}))
+	}
 	res.LeftOut = nonZero(leftOut)
-	return res, err
+	return res, nil
 }
 
 // RulesCoverage implements rules_coverage.
@@ -279,39 +221,55 @@ func (s *Service) RulesCoverage(ctx context.Context, a *generated.RulesCoverageA
 			enabled = append(enabled, r)
 		}
 	}
+	st, base, leftOut, err := s.ruleBase(ctx, a.Folder, a.Account)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	sets, err := rules.Sets(ctx, st, enabled, base, nil, now)
+	if err != nil {
+		return nil, err
+	}
 	res := &generated.RuleCoverage{Rules: []generated.RuleCount{}, UnmatchedSenders: []generated.SenderCount{}, Contested: []generated.Contested{}}
 	counts := make([]generated.RuleCount, len(enabled))
 	for i, r := range enabled {
 		counts[i].Rule = r.Name
+		counts[i].Matched = len(sets[i])
 	}
 	unmatched := map[string]int{}
-	now := time.Now()
-	leftOut, err := s.eachMessage(ctx, a.Folder, a.Account, rules.Needed(enabled), func(m *rules.Message) bool {
-		res.Messages++
-		var matched []string
-		for i, r := range enabled {
-			if rules.Matches(r, m, now) {
-				counts[i].Matched++
-				matched = append(matched, r.Name)
+	page := base
+	page.Limit = 1000
+	for {
+		rows, more, err := st.Messages(ctx, &page)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range rows {
+			res.Messages++
+			var matched []string
+			for i, r := range enabled {
+				if sets[i][m.ID] {
+					matched = append(matched, r.Name)
+				}
 			}
-		}
-		runs := rules.Evaluate(enabled, m, now)
-		for _, ap := range runs {
-			counts[slices.IndexFunc(enabled, func(r generated.Rule) bool { return r.Name == ap.Rule })].Wins++
-		}
-		switch {
-		case len(matched) == 0:
-			unmatched[strings.ToLower(m.Row.From.Email)]++
-		default:
-			res.Matched++
-			if len(matched) > 1 && len(res.Contested) < 50 {
-				res.Contested = append(res.Contested, generated.Contested{ID: store.EncodeID(m.Row.ID), Rules: matched, Winner: winner(runs)})
+			runs := rules.Evaluate(enabled, sets, m.ID)
+			for _, ap := range runs {
+				counts[slices.IndexFunc(enabled, func(r generated.Rule) bool { return r.Name == ap.Rule })].Wins++
 			}
+			switch {
+			case len(matched) == 0:
+				unmatched[strings.ToLower(m.From.Email)]++
+			default:
+				res.Matched++
+				if len(matched) > 1 && len(res.Contested) < 50 {
+					res.Contested = append(res.Contested, generated.Contested{ID: store.EncodeID(m.ID), Rules: matched, Winner: winner(runs)})
+				}
+			}
+			page.Before = m.ID
 		}
-		return true
-	})
-	if err != nil {
-		return nil, err
+		if !more || len(rows) == 0 {
+			break
+		}
 	}
 	res.Rules = counts
 	res.LeftOut = nonZero(leftOut)
@@ -349,56 +307,75 @@ func moves(do string) bool {
 	return do == "move" || do == "archive" || do == "junk" || do == "delete"
 }
 
-// RulesPropose implements rules_propose.
+// RulesPropose implements rules_propose: a proposal, or (withdraw) its withdrawal.
 func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArgs) (*generated.RuleInfo, error) {
-	if err := needScopes(ctx, a.Rule, "proposed"); err != nil {
+	if a.Withdraw {
+		if a.Rule != nil || a.ID == nil {
+			return nil, errors.New("withdraw takes the name of your pending proposal in id, and no rule")
+		}
+		return s.withdraw(ctx, *a.ID)
+	}
+	if a.Rule == nil {
+		return nil, errors.New("give the rule to propose in rule (or withdraw: true and id to withdraw a proposal)")
+	}
+	if a.ID != nil && !strings.EqualFold(*a.ID, a.Rule.Name) {
+		return nil, fmt.Errorf("id %q is not the rule's name %q; give the name in rule alone", *a.ID, a.Rule.Name)
+	}
+	r := rules.FromNew(*a.Rule)
+	if err := needScopes(ctx, r, "proposed"); err != nil {
 		return nil, err
 	}
 	c, err := s.checker(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if ps := c.Problems(a.Rule); len(ps) > 0 {
+	if ps := c.Problems(r); len(ps) > 0 {
 		return nil, fmt.Errorf("the rule was not saved: %s", strings.Join(ps, "; "))
 	}
-	if err := s.refuseKeptRule(ctx, a.Rule); err != nil {
+	if err := s.refuseKeptRule(ctx, r); err != nil {
 		return nil, err
 	}
-	r := a.Rule
 	r.State, r.ProposedBy, r.LastActed = rules.Pending, clientName(ctx), ""
 	if r.ProposedBy == "" {
 		r.ProposedBy = "an agent"
 	}
+	pos := 0
 	err = rules.Update(s.rulesPath(), func(all []generated.Rule) ([]generated.Rule, error) {
 		if i := rules.Find(all, r.Name); i >= 0 {
 			if all[i].ProposedBy != r.ProposedBy {
 				return nil, fmt.Errorf("a rule called %q exists already (proposed by %s); propose yours under another name", all[i].Name, all[i].ProposedBy)
 			}
 			all[i] = r // a change to one's own proposal or rule waits for the person again
+			pos = i + 1
 			return all, nil
 		}
+		pos = len(all) + 1
 		return append(all, r), nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	info := ruleInfo(r)
+	info := ruleInfo(r, pos)
 	return &info, nil
 }
 
-// changeRule applies change to the rule called name, refusing a hidden one.
-func (s *Service) changeRule(ctx context.Context, name string, change func(r *generated.Rule) error) (*generated.RuleInfo, error) {
+// changeRule applies change to the rule called name, refusing a hidden one; change may
+// move it (to a new index) or remove it (state "").
+func (s *Service) changeRule(ctx context.Context, name string, change func(all []generated.Rule, i int) ([]generated.Rule, error)) (*generated.RuleInfo, error) {
 	visible, err := s.visibleNames()
 	if err != nil {
 		return nil, err
 	}
 	var out generated.Rule
+	pos := 0
 	err = rules.Update(s.rulesPath(), func(all []generated.Rule) ([]generated.Rule, error) {
 		i := rules.Find(all, name)
 		if i < 0 || all[i].Account != "" && !slices.Contains(visible, all[i].Account) {
 			names := []string{}
 			for _, r := range all {
-				names = append(names, r.Name)
+				if r.Account == "" || slices.Contains(visible, r.Account) {
+					names = append(names, r.Name)
+				}
 			}
 			msg := fmt.Sprintf("there is no rule %q; %s lists them", name, generated.ToolRulesList)
 			if near := search.Nearest(name, names); len(near) > 0 {
@@ -406,95 +383,84 @@ func (s *Service) changeRule(ctx context.Context, name string, change func(r *ge
 			}
 			return nil, errors.New(msg)
 		}
-		if err := change(&all[i]); err != nil {
+		before := all[i]
+		all, err := change(all, i)
+		if err != nil {
 			return nil, err
 		}
-		out = all[i]
-		if out.State == "" { // removed
-			all = slices.Delete(all, i, i+1)
+		if j := rules.Find(all, before.Name); j >= 0 {
+			out, pos = all[j], j+1
+		} else {
+			out = before // removed: it has no state any more
+			out.State = ""
 		}
 		return all, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	info := ruleInfo(redact(ctx, out))
+	info := ruleInfo(redact(ctx, out), pos)
 	return &info, nil
 }
 
-// RulesWithdraw implements rules_withdraw.
-func (s *Service) RulesWithdraw(ctx context.Context, a *generated.RulesWithdrawArgs) (*generated.RuleInfo, error) {
+// withdraw removes a pending proposal of this client.
+func (s *Service) withdraw(ctx context.Context, name string) (*generated.RuleInfo, error) {
 	client := clientName(ctx)
-	return s.changeRule(ctx, a.Name, func(r *generated.Rule) error {
+	return s.changeRule(ctx, name, func(all []generated.Rule, i int) ([]generated.Rule, error) {
+		r := all[i]
 		if r.State != rules.Pending || r.ProposedBy != client {
-			return fmt.Errorf("rule %q is %s and was proposed by %s; only a pending proposal of this client can be withdrawn", r.Name, r.State, r.ProposedBy)
+			return nil, fmt.Errorf("rule %q is %s and was proposed by %s; only a pending proposal of this client can be withdrawn", r.Name, r.State, r.ProposedBy)
 		}
-		r.State = "" // removed by changeRule
-		return nil
+		return slices.Delete(all, i, i+1), nil
 	})
 }
 
-// RulesApprove implements rules_approve.
-func (s *Service) RulesApprove(ctx context.Context, a *generated.RulesApproveArgs) (*generated.RuleInfo, error) {
-	return s.changeRule(ctx, a.Name, func(r *generated.Rule) error {
+// RulesUpdate implements rules_update: approving (pending to enabled), rejecting (pending
+// to rejected), enabling and disabling an approved rule, and moving a rule in the run order.
+func (s *Service) RulesUpdate(ctx context.Context, a *generated.RulesUpdateArgs) (*generated.RuleInfo, error) {
+	if a.State == nil && a.Position == nil {
+		return nil, errors.New("give state (enabled, disabled or rejected), position, or both")
+	}
+	return s.changeRule(ctx, a.ID, func(all []generated.Rule, i int) ([]generated.Rule, error) {
+		r := &all[i]
+		if a.State != nil {
+			if err := setState(ctx, r, *a.State); err != nil {
+				return nil, err
+			}
+		}
+		if a.Position != nil {
+			moved := *r
+			all = slices.Delete(all, i, i+1)
+			all = slices.Insert(all, min(*a.Position-1, len(all)), moved)
+		}
+		return all, nil
+	})
+}
+
+// setState moves r to state to as rules_update may.
+func setState(ctx context.Context, r *generated.Rule, to string) error {
+	switch {
+	case r.State == to:
+		return nil
+	case r.State == rules.Pending && to == rules.Disabled:
+		return fmt.Errorf("rule %q is pending; approve it (state enabled) or reject it (state rejected)", r.Name)
+	case r.State == rules.Rejected:
+		return fmt.Errorf("rule %q was rejected; it must be proposed again before it can run", r.Name)
+	case to == rules.Rejected && r.State != rules.Pending:
+		return fmt.Errorf("rule %q is %s, not pending; disable it (state disabled) instead", r.Name, r.State)
+	case to == rules.Enabled:
 		if err := needScopes(ctx, *r, "approved"); err != nil {
 			return err
 		}
-		if r.State != rules.Pending {
-			return fmt.Errorf("rule %q is %s, not pending; %s enables or disables an approved rule", r.Name, r.State, generated.ToolRulesSetEnabled)
+		if rules.Forwards(*r) && r.State == rules.Pending {
+			return nil // stays pending (waits_for says why): only the person, in a terminal, enables a forward
 		}
 		if rules.Forwards(*r) {
-			return nil // stays pending: only the person, in a terminal, enables a forward
-		}
-		r.State = rules.Enabled
-		return nil
-	})
-}
-
-// RulesReject implements rules_reject.
-func (s *Service) RulesReject(ctx context.Context, a *generated.RulesRejectArgs) (*generated.RuleInfo, error) {
-	return s.changeRule(ctx, a.Name, func(r *generated.Rule) error {
-		if r.State != rules.Pending {
-			return fmt.Errorf("rule %q is %s, not pending; disable it with %s instead", r.Name, r.State, generated.ToolRulesSetEnabled)
-		}
-		r.State = rules.Rejected
-		return nil
-	})
-}
-
-// RulesSetEnabled implements rules_set_enabled.
-func (s *Service) RulesSetEnabled(ctx context.Context, a *generated.RulesSetEnabledArgs) (*generated.RuleInfo, error) {
-	return s.changeRule(ctx, a.Name, func(r *generated.Rule) error {
-		switch {
-		case r.State == rules.Pending || r.State == rules.Rejected:
-			return fmt.Errorf("rule %q is %s; only an approved rule is enabled or disabled", r.Name, r.State)
-		case a.Enabled && rules.Forwards(*r) && r.State != rules.Enabled:
 			return fmt.Errorf("rule %q forwards mail; only the person enables it, in a terminal (postern rules enable)", r.Name)
-		case a.Enabled:
-			r.State = rules.Enabled
-		default:
-			r.State = rules.Disabled
 		}
-		return nil
-	})
-}
-
-// RulesMove implements rules_move.
-func (s *Service) RulesMove(ctx context.Context, a *generated.RulesMoveArgs) (*generated.RuleList, error) {
-	err := rules.Update(s.rulesPath(), func(all []generated.Rule) ([]generated.Rule, error) {
-		i := rules.Find(all, a.Name)
-		if i < 0 {
-			return nil, fmt.Errorf("there is no rule %q; %s lists them", a.Name, generated.ToolRulesList)
-		}
-		r := all[i]
-		all = slices.Delete(all, i, i+1)
-		pos := min(a.Position-1, len(all))
-		return slices.Insert(all, pos, r), nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return s.RulesList(ctx, &generated.RulesListArgs{})
+	r.State = to
+	return nil
 }
 
 // planOf turns a rule's actions into one plan of act: flags first, then at
@@ -535,9 +501,9 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 	if err != nil {
 		return nil, err
 	}
-	i := rules.Find(all, a.Name)
+	i := rules.Find(all, a.ID)
 	if i < 0 {
-		return nil, fmt.Errorf("there is no rule %q; %s lists them", a.Name, generated.ToolRulesList)
+		return nil, fmt.Errorf("there is no rule %q; %s lists them", a.ID, generated.ToolRulesList)
 	}
 	r := all[i]
 	if r.State != rules.Enabled {
@@ -549,22 +515,29 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 	if err := needScopes(ctx, r, "run here"); err != nil {
 		return nil, err
 	}
-	var ids []string
-	now := time.Now()
-	_, err = s.eachMessage(ctx, a.Folder, nil, rules.NeedsOf(r), func(m *rules.Message) bool {
-		if rules.Matches(r, m, now) {
-			ids = append(ids, store.EncodeID(m.Row.ID))
-		}
-		return len(ids) <= maxActed
-	})
+	st, base, _, err := s.ruleBase(ctx, a.Folder, nil)
 	if err != nil {
 		return nil, err
 	}
-	if len(ids) == 0 {
+	q, err := rules.Query(r, time.Now())
+	if err != nil {
+		return nil, fmt.Errorf("rule %q: %v", r.Name, err)
+	}
+	f := rules.Filter(r, q, base)
+	f.Limit = maxActed
+	rows, more, err := st.Messages(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
 		return nil, fmt.Errorf("rule %q matches no stored message in %s, so nothing would change", r.Name, a.Folder)
 	}
-	if len(ids) > maxActed {
+	if more {
 		return nil, fmt.Errorf("rule %q matches more than %d stored messages in %s; one action takes at most %d, so narrow the rule or run it folder by folder", r.Name, maxActed, a.Folder, maxActed)
+	}
+	ids := make([]string, len(rows))
+	for i, row := range rows {
+		ids[i] = store.EncodeID(row.ID)
 	}
 	return s.act(ctx, ids, nil, a.DryRun, s.planOf(r))
 }
@@ -589,37 +562,22 @@ func (s *Service) refuseKeptRule(ctx context.Context, r generated.Rule) error {
 	if err != nil || hide == nil {
 		return err
 	}
-	needs, now := rules.NeedsOf(r), time.Now()
-	r.State = rules.Enabled
-	kept, shown := 0, 0
-	var before int64
-	for shown == 0 {
-		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: accts, Before: before, Limit: 500})
-		if err != nil {
-			return err
-		}
-		for _, row := range rows {
-			m := &rules.Message{Row: row}
-			if needs.Headers || needs.Body {
-				if b, err := st.Body(ctx, row.ID); err == nil {
-					m.Headers, m.Text = b.Headers, b.Text
-				}
-			}
-			if rules.Matches(r, m, now) {
-				if hide.Keeps(row.ThreadID, acc.threads) {
-					kept++
-				} else {
-					shown++
-					break
-				}
-			}
-			before = row.ID
-		}
-		if !more || len(rows) == 0 {
-			break
-		}
+	q, err := rules.Query(r, time.Now())
+	if err != nil {
+		return err
 	}
-	if kept > 0 && shown == 0 {
+	f := rules.Filter(r, q, store.Filter{Accounts: accts})
+	f.Limit = 1
+	any, _, err := st.Messages(ctx, f)
+	if err != nil || len(any) == 0 {
+		return err
+	}
+	f.Hide = hide
+	shown, _, err := st.Messages(ctx, f)
+	if err != nil {
+		return err
+	}
+	if len(shown) == 0 {
 		return errors.New("the rule was not saved: every message it matches belongs to a project the person has not opened to agents; the person can open it (postern project open ID)")
 	}
 	return nil

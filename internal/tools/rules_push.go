@@ -202,7 +202,7 @@ func localRules(sk []sieve.Skipped) []generated.SieveLocal {
 // at headers or body words needs their scopes here: the preview shows the
 // script whole, and the script holds those words.
 func (s *Service) RulesPush(ctx context.Context, a *generated.RulesPushArgs) (*generated.Action, error) {
-	p, err := s.planSievePush(ctx, a.Account, func(r generated.Rule) error {
+	p, err := s.planSievePush(ctx, a.ID, func(r generated.Rule) error {
 		return needScopes(ctx, r, "pushed to the server here")
 	})
 	if err != nil {

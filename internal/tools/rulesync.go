@@ -47,12 +47,13 @@ func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun,
 	}
 	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: dispatch.EraCLI, ClientName: RulesClient})
 	var out []RuleRun
+	pushed := rules.Pushed(s.rulesPath())
 	for _, account := range accounts {
 		var enabled []generated.Rule
 		for _, r := range all {
 			// A rule the account's server runs itself (pushed as Sieve, unchanged since) is
 			// left to it: run here too, a forward would go twice.
-			if r.State == rules.Enabled && (r.Account == "" || r.Account == account) && !rules.OnServer(ctx, st, account, r) {
+			if r.State == rules.Enabled && (r.Account == "" || r.Account == account) && !rules.OnServer(ctx, st, account, r, pushed) {
 				enabled = append(enabled, r)
 			}
 		}
@@ -87,8 +88,15 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 		}
 		return run, st.SetRulesSeen(ctx, inbox.ID, top)
 	}
-	needs := rules.Needed(enabled)
 	now := time.Now()
+	// A rule whose match cannot be read (written by hand) is named, and the others run.
+	enabled = slices.DeleteFunc(slices.Clone(enabled), func(r generated.Rule) bool {
+		if _, err := rules.Query(r, now); err != nil {
+			run.Errors = append(run.Errors, fmt.Sprintf("rule %s does not run: %v", r.Name, err))
+			return true
+		}
+		return false
+	})
 	type group struct {
 		names []string
 		plan  plan
@@ -112,15 +120,17 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 			break
 		}
 		seen = top
+		ids := make([]int64, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+		}
+		sets, err := rules.Sets(ctx, st, enabled, store.Filter{Accounts: []string{account}}, ids, now)
+		if err != nil {
+			return run, err
+		}
 		for _, r := range rows {
 			run.Looked++
-			m := &rules.Message{Row: r}
-			if needs.Headers || needs.Body {
-				if b, err := st.Body(ctx, r.ID); err == nil {
-					m.Headers, m.Text = b.Headers, b.Text
-				}
-			}
-			applied := rules.Evaluate(enabled, m, now)
+			applied := rules.Evaluate(enabled, sets, r.ID)
 			if len(applied) == 0 {
 				continue
 			}
