@@ -398,7 +398,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolAgenda,
 		Title:         "Agenda",
-		Description:   "List the events between two times (default the next 7 days, at most 62), recurring events expanded into their instances. See docs page calendar.",
+		Description:   "List the events between two times (default the next 7 days), recurring ones expanded. See docs page calendar.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -468,7 +468,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolCalendarFreebusy,
 		Title:         "Busy times",
-		Description:   "List the periods the person is busy between two times, merged across calendars (default the next 7 days). See docs page calendar.",
+		Description:   "List when the person is busy between two times (default the next 7 days), across calendars. See docs page calendar.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -643,7 +643,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolNow,
 		Title:         "The time now",
-		Description:   "The date, time and zone where the person is, and their next 3 events: use it before reasoning about dates or working hours. See docs page calendar.",
+		Description:   "The person's date, time, zone and next 3 events: call it before reasoning about dates. See docs page calendar.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -1208,7 +1208,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolMailThread,
 		Title:         "A message's thread",
-		Description:   "List a message's thread across its account's folders, oldest first; with text, each message's new text without quotes (docs page mail).",
+		Description:   "List a message's thread across folders, oldest first; with text, each message's new text (docs page mail).",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2077,7 +2077,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolNotesFind,
 		Title:         "Find notes",
-		Description:   "Find notes by words of their title (and of their text with read:bodies), newest first; without words, the newest notes. See docs page notes.",
+		Description:   "Find notes by words (of their text too with read:bodies), newest first; no words: the newest. See docs page notes.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2182,7 +2182,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolRulesList,
 		Title:         "List rules",
-		Description:   "List the mail rules, pending proposals first, then in the order they run, with their state and what they wait for. See docs page rules.",
+		Description:   "List the mail rules and proposals in the order they run, with their state. See docs page rules.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2217,7 +2217,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolRulesTest,
 		Title:         "Check and test a rule",
-		Description:   "Check a rule without saving it and run it over the stored mail, changing nothing: its problems, how many messages it matches, the newest. See docs page rules.",
+		Description:   "Test a rule without saving it: its problems and the stored mail it matches. See docs page rules.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2252,7 +2252,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolRulesCoverage,
 		Title:         "Rule coverage",
-		Description:   "Run every enabled rule over a folder, changing nothing: what each matches, senders no rule matches, messages several rules match. See docs page rules.",
+		Description:   "Run the enabled rules over a folder, changing nothing: what each matches and what none does. See docs page rules.",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2518,11 +2518,11 @@ var DocPages = []DocPageSpec{
 type Handlers interface {
 	// CalendarList: List the calendars, task lists and address books, with whether postern may write to them. See docs page calendar.
 	CalendarList(ctx context.Context, args *CalendarListArgs) (*CalendarList, error)
-	// Agenda: List the events between two times (default the next 7 days, at most 62), recurring events expanded into their instances. See docs page calendar.
+	// Agenda: List the events between two times (default the next 7 days), recurring ones expanded. See docs page calendar.
 	Agenda(ctx context.Context, args *AgendaArgs) (*Agenda, error)
 	// CalendarEvent: Show one event, or one instance of a recurring event, whole: attendees, recurrence and description. See docs page calendar.
 	CalendarEvent(ctx context.Context, args *CalendarEventArgs) (*EventDetail, error)
-	// CalendarFreebusy: List the periods the person is busy between two times, merged across calendars (default the next 7 days). See docs page calendar.
+	// CalendarFreebusy: List when the person is busy between two times (default the next 7 days), across calendars. See docs page calendar.
 	CalendarFreebusy(ctx context.Context, args *CalendarFreebusyArgs) (*FreeBusy, error)
 	// TaskList: List tasks, open, done or all, those due first. See docs page calendar.
 	TaskList(ctx context.Context, args *TaskListArgs) (*TaskList, error)
@@ -2532,7 +2532,7 @@ type Handlers interface {
 	ContactsSearch(ctx context.Context, args *ContactsSearchArgs) (*ContactList, error)
 	// ContactGet: Show one contact whole, its note included. See docs page calendar.
 	ContactGet(ctx context.Context, args *ContactGetArgs) (*ContactDetail, error)
-	// Now: The date, time and zone where the person is, and their next 3 events: use it before reasoning about dates or working hours. See docs page calendar.
+	// Now: The person's date, time, zone and next 3 events: call it before reasoning about dates. See docs page calendar.
 	Now(ctx context.Context, args *NowArgs) (*Now, error)
 	// CalendarRespond: Answer a meeting invitation received by mail: send the organiser accept, tentative or decline and put the event in the calendar, once the person approves. See docs page calendar. This call only prepares: it returns a preview and a token, and nothing happens until calendar_respond_commit.
 	// It serves both halves: it computes the Action, which only calendar_respond_commit runs.
@@ -2563,7 +2563,7 @@ type Handlers interface {
 	MailSearch(ctx context.Context, args *MailSearchArgs) (*MessageList, error)
 	// MailSenders: Count messages by sender address or domain, most first, optionally within a folder or a query (docs page search).
 	MailSenders(ctx context.Context, args *MailSendersArgs) (*SenderList, error)
-	// MailThread: List a message's thread across its account's folders, oldest first; with text, each message's new text without quotes (docs page mail).
+	// MailThread: List a message's thread across folders, oldest first; with text, each message's new text (docs page mail).
 	MailThread(ctx context.Context, args *MailThreadArgs) (*Thread, error)
 	// MailHeaders: Show a message's header fields, decoded, one per row, up to 64 KB of header text.
 	MailHeaders(ctx context.Context, args *MailHeadersArgs) (*HeaderList, error)
@@ -2607,17 +2607,17 @@ type Handlers interface {
 	// MailUnsubscribe: Leave the mailing list a message came from (rows with list: true) by its one-click or mail request; the person approves first (docs page mail). This call only prepares: it returns a preview and a token, and nothing happens until mail_unsubscribe_commit.
 	// It serves both halves: it computes the Action, which only mail_unsubscribe_commit runs.
 	MailUnsubscribe(ctx context.Context, args *MailUnsubscribeArgs) (*Action, error)
-	// NotesFind: Find notes by words of their title (and of their text with read:bodies), newest first; without words, the newest notes. See docs page notes.
+	// NotesFind: Find notes by words (of their text too with read:bodies), newest first; no words: the newest. See docs page notes.
 	NotesFind(ctx context.Context, args *NotesFindArgs) (*NoteList, error)
 	// NoteRead: Read a note's text, max_length bytes at a time from offset, secrets masked. See docs page notes.
 	NoteRead(ctx context.Context, args *NoteReadArgs) (*NoteText, error)
 	// NoteAdd: Write a new Markdown note from a title and a text, never replacing a file; the answer gives its path. See docs page notes.
 	NoteAdd(ctx context.Context, args *NoteAddArgs) (*NoteAdded, error)
-	// RulesList: List the mail rules, pending proposals first, then in the order they run, with their state and what they wait for. See docs page rules.
+	// RulesList: List the mail rules and proposals in the order they run, with their state. See docs page rules.
 	RulesList(ctx context.Context, args *RulesListArgs) (*RuleList, error)
-	// RulesTest: Check a rule without saving it and run it over the stored mail, changing nothing: its problems, how many messages it matches, the newest. See docs page rules.
+	// RulesTest: Test a rule without saving it: its problems and the stored mail it matches. See docs page rules.
 	RulesTest(ctx context.Context, args *RulesTestArgs) (*RuleTest, error)
-	// RulesCoverage: Run every enabled rule over a folder, changing nothing: what each matches, senders no rule matches, messages several rules match. See docs page rules.
+	// RulesCoverage: Run the enabled rules over a folder, changing nothing: what each matches and what none does. See docs page rules.
 	RulesCoverage(ctx context.Context, args *RulesCoverageArgs) (*RuleCoverage, error)
 	// RulesPropose: Propose a rule (or a change to your own), which waits until the person approves it; or withdraw your pending proposal. See docs page rules.
 	RulesPropose(ctx context.Context, args *RulesProposeArgs) (*RuleInfo, error)
@@ -2676,11 +2676,11 @@ func newCalendarFreebusyArgs() *CalendarFreebusyArgs {
 
 // TaskListArgs holds the arguments of the task_list tool.
 type TaskListArgs struct {
-	// open, done (completed) or all.
+	// Which tasks.
 	State string `json:"state,omitempty"`
-	// Only this task list or calendar, by name.
+	// Only this list, by name.
 	List *string `json:"list,omitempty"`
-	// How many tasks at most.
+	// Most tasks.
 	Limit int `json:"limit,omitempty"`
 }
 
@@ -3426,11 +3426,11 @@ func newMailUnsubscribeCommitArgs() *MailUnsubscribeCommitArgs {
 type NotesFindArgs struct {
 	// Words, "phrases", -excluded; empty: the newest.
 	Query *string `json:"query,omitempty"`
-	// Only this folder, as the paths give it.
+	// Only this folder.
 	Folder *string `json:"folder,omitempty"`
-	// How many notes at most.
+	// Most notes.
 	Limit int `json:"limit,omitempty"`
-	// The next_cursor of the previous page.
+	// The previous page's next_cursor.
 	Cursor *string `json:"cursor,omitempty"`
 }
 
@@ -3487,11 +3487,11 @@ func newRulesListArgs() *RulesListArgs {
 
 // RulesTestArgs holds the arguments of the rules_test tool.
 type RulesTestArgs struct {
-	// The rule to check and test.
+	// The rule.
 	Rule NewRule `json:"rule" jsonschema:"required"`
-	// Only this folder (default: every folder).
+	// Only this folder.
 	Folder *string `json:"folder,omitempty"`
-	// How many matching messages to show.
+	// Most messages shown.
 	Limit int `json:"limit,omitempty"`
 }
 
@@ -4214,13 +4214,13 @@ type MessageText struct {
 type NewRule struct {
 	// Its unique name.
 	Name string `json:"name" post:"line"`
-	// The only account it acts on (none: every one).
+	// Only this account.
 	Account string `json:"account,omitempty" post:"line"`
-	// What it matches: a mail_search query.
+	// A mail_search query.
 	Match string `json:"match" post:"line"`
 	// What it does, in order.
 	Actions []RuleAction `json:"actions"`
-	// No later rule runs on what it matched.
+	// Later rules skip its matches.
 	Stop *bool `json:"stop,omitempty"`
 }
 
@@ -4346,13 +4346,13 @@ type PurgeResult struct {
 type Rule struct {
 	// Its unique name.
 	Name string `json:"name" post:"line"`
-	// The only account it acts on (none: every one).
+	// Only this account.
 	Account string `json:"account,omitempty" post:"line"`
-	// What it matches: a mail_search query.
+	// A mail_search query.
 	Match string `json:"match" post:"line"`
 	// What it does, in order.
 	Actions []RuleAction `json:"actions"`
-	// No later rule runs on what it matched.
+	// Later rules skip its matches.
 	Stop *bool `json:"stop,omitempty"`
 	// Set by postern.
 	State string `json:"state,omitempty" post:"own"`
@@ -4362,7 +4362,7 @@ type Rule struct {
 	LastActed string `json:"last_acted,omitempty" post:"own"`
 }
 
-// RuleAction: One thing a rule does to a message it matches.
+// RuleAction: An action.
 type RuleAction struct {
 	// What to do.
 	Do string `json:"do" post:"line"`
