@@ -86,6 +86,20 @@ func TestArchive400SmallAnswers(t *testing.T) {
 	if len(want) != n {
 		t.Fatalf("the search finds %d newsletters, not %d", len(want), n)
 	}
+	// A list or a search without a limit answers one page of 20 rows within 16 KB;
+	// next_cursor reaches the rest.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"mail_list", map[string]any{}}, {"mail_search", map[string]any{"query": "from:letters@news.example"}}} {
+		sc, text, isErr := call(t, cs, c.tool, c.args)
+		if isErr {
+			t.Fatalf("%s: %s", c.tool, text)
+		}
+		if size, rows := answerBytes(sc, text), len(rowsOf(t, sc)); size > 16<<10 || rows != 20 || sc["next_cursor"] == nil {
+			t.Errorf("%s by default: %d rows in %d bytes (next_cursor %v), want 20 rows within 16 KB and a cursor", c.tool, rows, size, sc["next_cursor"])
+		}
+	}
 	before := b.serverState(t)
 
 	// check asserts a summary answer of n rows and returns its action_id.
