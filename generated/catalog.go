@@ -47,10 +47,8 @@ const (
 	ToolCalendarRespondCommit = "calendar_respond_commit"
 	// ToolCalendarCreate is "calendar_create": Create an event.
 	ToolCalendarCreate = "calendar_create"
-	// ToolCalendarUpdate is "calendar_update": Change an event.
+	// ToolCalendarUpdate is "calendar_update": Change or cancel an event.
 	ToolCalendarUpdate = "calendar_update"
-	// ToolCalendarCancel is "calendar_cancel": Cancel an event.
-	ToolCalendarCancel = "calendar_cancel"
 	// ToolTaskCreate is "task_create": Create a task.
 	ToolTaskCreate = "task_create"
 	// ToolTaskUpdate is "task_update": Change a task.
@@ -787,8 +785,8 @@ var Tools = []ToolSpec{
 	},
 	{
 		Name:          ToolCalendarUpdate,
-		Title:         "Change an event",
-		Description:   "Change the given fields of an event or of one recurring instance, unless changed on the server since; mail_undo reverts. See docs page calendar.",
+		Title:         "Change or cancel an event",
+		Description:   "Change the given fields of an event or of one recurring instance, or cancel it, unless changed on the server since; mail_undo reverts. See docs page calendar.",
 		Scope:         ScopeCalendarWrite,
 		Effect:        EffectReversible,
 		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
@@ -799,7 +797,7 @@ var Tools = []ToolSpec{
 		Phase:         "",
 		Pair:          "",
 		Approval:      false,
-		Args:          []string{"description", "dry_run", "end", "id", "location", "start", "summary", "time_zone"},
+		Args:          []string{"cancel", "description", "dry_run", "end", "id", "location", "start", "summary", "time_zone"},
 		FreeText:      []string{"description", "location", "summary"},
 		NewArgs:       func() any { return newCalendarUpdateArgs() },
 		NewResult:     func() any { return &EventWritten{} },
@@ -816,41 +814,6 @@ var Tools = []ToolSpec{
 			}
 			if r == nil {
 				return nil, fmt.Errorf("calendar_update returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolCalendarCancel,
-		Title:         "Cancel an event",
-		Description:   "Cancel an event or one recurring instance, unless changed on the server since; mail_undo reverts. See docs page calendar.",
-		Scope:         ScopeCalendarWrite,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/calendar_cancel.input.json",
-		OutputSchema:  "schemas/calendar_cancel.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "id"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newCalendarCancelArgs() },
-		NewResult:     func() any { return &EventWritten{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newCalendarCancelArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of calendar_cancel could not be decoded: %w", err)
-				}
-			}
-			r, err := h.CalendarCancel(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("calendar_cancel returned no result")
 			}
 			return r, nil
 		},
@@ -2468,6 +2431,7 @@ var Tools = []ToolSpec{
 // replaces it: tools/list never lists an old name, and a call to one is
 // answered with an error naming its replacement.
 var Replaced = map[string]string{
+	"calendar_cancel":        "calendar_update",
 	"mail_send_draft":        "mail_send",
 	"mail_send_draft_commit": "mail_send_commit",
 	"task_complete":          "task_update",
@@ -2539,10 +2503,8 @@ type Handlers interface {
 	CalendarRespond(ctx context.Context, args *CalendarRespondArgs) (*Action, error)
 	// CalendarCreate: Create an event in a writable calendar; mail_undo removes it. No invitation is sent. See docs page calendar.
 	CalendarCreate(ctx context.Context, args *CalendarCreateArgs) (*EventWritten, error)
-	// CalendarUpdate: Change the given fields of an event or of one recurring instance, unless changed on the server since; mail_undo reverts. See docs page calendar.
+	// CalendarUpdate: Change the given fields of an event or of one recurring instance, or cancel it, unless changed on the server since; mail_undo reverts. See docs page calendar.
 	CalendarUpdate(ctx context.Context, args *CalendarUpdateArgs) (*EventWritten, error)
-	// CalendarCancel: Cancel an event or one recurring instance, unless changed on the server since; mail_undo reverts. See docs page calendar.
-	CalendarCancel(ctx context.Context, args *CalendarCancelArgs) (*EventWritten, error)
 	// TaskCreate: Create a task in a writable task list; mail_undo removes it. See docs page calendar.
 	TaskCreate(ctx context.Context, args *TaskCreateArgs) (*TaskWritten, error)
 	// TaskUpdate: Change the given fields or the status of a task (complete, reopen), unless changed on the server since; mail_undo reverts. See docs page calendar.
@@ -2810,26 +2772,15 @@ type CalendarUpdateArgs struct {
 	Location *string `json:"location,omitempty" audit:"free_text"`
 	// Empty removes it.
 	Description *string `json:"description,omitempty" audit:"free_text"`
+	// Cancel it instead; no other field with it.
+	Cancel bool `json:"cancel,omitempty"`
 	// Only show what would change, changing nothing.
 	DryRun bool `json:"dry_run,omitempty"`
 }
 
 func newCalendarUpdateArgs() *CalendarUpdateArgs {
 	return &CalendarUpdateArgs{
-		DryRun: false,
-	}
-}
-
-// CalendarCancelArgs holds the arguments of the calendar_cancel tool.
-type CalendarCancelArgs struct {
-	// From agenda: e…, or e…-date for one instance.
-	ID string `json:"id" jsonschema:"required"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newCalendarCancelArgs() *CalendarCancelArgs {
-	return &CalendarCancelArgs{
+		Cancel: false,
 		DryRun: false,
 	}
 }

@@ -359,7 +359,7 @@ func kindsUses(h *kindsHome) []use {
 		{"calendar_respond", map[string]any{"id": id("invite"), "answer": "tentative", "calendar": h.calName}},
 		{"calendar_create", map[string]any{"summary": "Valid", "start": "2026-12-01", "all_day": true, "calendar": h.calName, "recurrence": "FREQ=YEARLY"}},
 		{"calendar_update", map[string]any{"id": id("review"), "start": "2026-11-12 17:00", "time_zone": "America/New_York"}},
-		{"calendar_cancel", map[string]any{"id": id("ny")}},
+		{"calendar_update", map[string]any{"id": id("ny"), "cancel": true}},
 		{"task_create", map[string]any{"summary": "Valid task", "due": "2026-11-20 17:00", "list": h.tasks}},
 		{"task_update", map[string]any{"id": id("task"), "priority": 1, "status": "in-process"}},
 		{"task_update", map[string]any{"id": id("task"), "status": "completed"}},

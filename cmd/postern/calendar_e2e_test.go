@@ -351,7 +351,37 @@ func TestCalendarWrites(t *testing.T) {
 	thursday := eventIDOf(t, rows, "Team sync", "2026-10-22 10:00")
 	monday := eventIDOf(t, rows, "Team sync", "2026-10-19 10:00")
 	write(t, cs, "calendar_update", map[string]any{"id": thursday, "location": "Room C"})
-	_, res = write(t, cs, "calendar_cancel", map[string]any{"id": monday})
+	// A cancel with a field to change, the old tool's name, and nothing asked: each refused in
+	// one sentence, the series on the server as it was.
+	series, _ := h.u.Get(t, h.team)
+	for _, c := range []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"calendar_update", map[string]any{"id": monday, "cancel": true, "location": "Room D"}, []string{"cancel takes no other field", "location given"}},
+		{"calendar_update", map[string]any{"id": monday, "cancel": true, "summary": "Off", "start": "2026-10-19 11:00", "dry_run": true}, []string{"cancel takes no other field", "summary, start given"}},
+		{"calendar_update", map[string]any{"id": monday, "cancel": false}, []string{"nothing to change", "cancel: true"}},
+	} {
+		_, text, isErr := call(t, cs, c.name, c.args)
+		for _, w := range c.want {
+			if !isErr || !strings.Contains(strings.ToLower(text), strings.ToLower(w)) {
+				t.Fatalf("%s %v: %v %q, want %q", c.name, c.args, isErr, text, w)
+			}
+		}
+		if now, _ := h.u.Get(t, h.team); now != series {
+			t.Fatalf("%s %v changed the series:\n%s", c.name, c.args, now)
+		}
+	}
+	// The old name is answered with the replacement's, and does nothing.
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "calendar_cancel", Arguments: map[string]any{"id": monday}}); err == nil ||
+		!strings.Contains(err.Error(), "calendar_cancel was replaced by calendar_update") {
+		t.Fatalf("calendar_cancel: %v", err)
+	}
+	if now, _ := h.u.Get(t, h.team); now != series {
+		t.Fatalf("calendar_cancel changed the series:\n%s", now)
+	}
+	_, res = write(t, cs, "calendar_update", map[string]any{"id": monday, "cancel": true})
 	if res["outcome"] != "cancelled" {
 		t.Fatalf("cancel: %v", res)
 	}
@@ -371,7 +401,7 @@ func TestCalendarWrites(t *testing.T) {
 	}
 
 	// A whole event without attendees is deleted, with If-Match.
-	_, res = write(t, cs, "calendar_cancel", map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-27", "2026-10-27"), "Lunch", "2026-10-27")})
+	_, res = write(t, cs, "calendar_update", map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-27", "2026-10-27"), "Lunch", "2026-10-27"), "cancel": true})
 	if st, _, _ := h.u.Do(t, "GET", h.cal+"lunch.ics", nil, ""); res["outcome"] != "deleted" || st != 404 {
 		t.Fatalf("delete: %v, GET %d", res, st)
 	}
@@ -496,8 +526,9 @@ func TestCalendarWritesValidate(t *testing.T) {
 	cs := h.connect(t, allScopes())
 	schemas := outputSchemas(t, cs)
 	var taskID string
-	// task_update runs three times: a change of fields, completing and reopening.
-	order := []string{"calendar_create", "calendar_update", "calendar_cancel", "task_create", "task_update", "task_update:completed", "task_update:needs-action", "task_delete"}
+	// calendar_update runs twice: a change of fields and a cancellation; task_update three
+	// times: a change of fields, completing and reopening.
+	order := []string{"calendar_create", "calendar_update", "calendar_update:cancel", "task_create", "task_update", "task_update:completed", "task_update:needs-action", "task_delete"}
 	args := map[string]func() map[string]any{
 		"calendar_create": func() map[string]any {
 			return map[string]any{"summary": "Valid", "start": "2026-12-01", "all_day": true, "calendar": h.calName, "recurrence": "FREQ=YEARLY"}
@@ -505,8 +536,8 @@ func TestCalendarWritesValidate(t *testing.T) {
 		"calendar_update": func() map[string]any {
 			return map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-11-12", "2026-11-12"), "Review", "2026-11-12"), "start": "2026-11-12 17:00", "time_zone": "America/New_York"}
 		},
-		"calendar_cancel": func() map[string]any {
-			return map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-26", "2026-10-26"), "NY call", "2026-10-26")}
+		"calendar_update:cancel": func() map[string]any {
+			return map[string]any{"id": eventIDOf(t, agendaRows(t, cs, h.calName, "2026-10-26", "2026-10-26"), "NY call", "2026-10-26"), "cancel": true}
 		},
 		"task_create": func() map[string]any {
 			return map[string]any{"summary": "Valid task", "due": "2026-11-20 17:00", "list": h.tasksName}
@@ -525,8 +556,8 @@ func TestCalendarWritesValidate(t *testing.T) {
 			}
 		}
 	}
-	if n != len(args)-2 {
-		t.Fatalf("%d calendar and task writes in the registry, %d in this test", n, len(args)-2)
+	if n != len(args)-3 {
+		t.Fatalf("%d calendar and task writes in the registry, %d in this test", n, len(args)-3)
 	}
 	for _, step := range order {
 		a := args[step]()
@@ -540,7 +571,7 @@ func TestCalendarWritesValidate(t *testing.T) {
 		if name == "task_create" {
 			taskID = res["task"].(map[string]any)["id"].(string)
 		}
-		if name == "task_delete" || name == "calendar_cancel" {
+		if name == "task_delete" || step == "calendar_update:cancel" {
 			// Undone (the task comes back, the event too): the undo's answers validate.
 			id := res["action_id"].(string)
 			for _, dry := range []bool{true, false} {

@@ -208,15 +208,17 @@ func undoCases(t *testing.T, h *davHome, cs *mcp.ClientSession) []*undoCase {
 			args: func() map[string]any {
 				return map[string]any{"id": event("2026-10-22", "Team sync", "2026-10-22 10:00"), "location": "Room C"}
 			}},
-		{name: "cancel by deleting", tool: "calendar_cancel", outcome: "deleted", href: hrefOf(h.cal + "lunch.ics"),
-			args: func() map[string]any { return map[string]any{"id": event("2026-10-27", "Lunch", "2026-10-27")} }},
-		{name: "cancel by marking, with attendees", tool: "calendar_cancel", outcome: "cancelled", href: hrefOf(h.cal + "meeting.ics"),
+		{name: "cancel by deleting", tool: "calendar_update", outcome: "deleted", href: hrefOf(h.cal + "lunch.ics"),
 			args: func() map[string]any {
-				return map[string]any{"id": event("2026-11-13", "Board meeting", "2026-11-13")}
+				return map[string]any{"id": event("2026-10-27", "Lunch", "2026-10-27"), "cancel": true}
 			}},
-		{name: "cancel one instance", tool: "calendar_cancel", outcome: "cancelled", href: hrefOf(h.team),
+		{name: "cancel by marking, with attendees", tool: "calendar_update", outcome: "cancelled", href: hrefOf(h.cal + "meeting.ics"),
 			args: func() map[string]any {
-				return map[string]any{"id": event("2026-10-19", "Team sync", "2026-10-19 10:00")}
+				return map[string]any{"id": event("2026-11-13", "Board meeting", "2026-11-13"), "cancel": true}
+			}},
+		{name: "cancel one instance", tool: "calendar_update", outcome: "cancelled", href: hrefOf(h.team),
+			args: func() map[string]any {
+				return map[string]any{"id": event("2026-10-19", "Team sync", "2026-10-19 10:00"), "cancel": true}
 			}},
 		{name: "create a task", tool: "task_create", outcome: "created",
 			args: func() map[string]any {

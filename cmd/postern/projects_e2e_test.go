@@ -306,7 +306,7 @@ func idArgs(tool string, ids openIDs, kept bool) map[string]string {
 	msg := pick(ids.kept, ids.openMsg)
 	id := msg
 	switch tool {
-	case generated.ToolCalendarEvent, generated.ToolCalendarUpdate, generated.ToolCalendarCancel:
+	case generated.ToolCalendarEvent, generated.ToolCalendarUpdate:
 		id = pick(ids.event, ids.openEvent)
 	case generated.ToolTaskGet, generated.ToolTaskUpdate, generated.ToolTaskDelete:
 		id = pick(ids.task, ids.openTask)
@@ -456,7 +456,7 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				{generated.ToolMailMark, map[string]any{"ids": []any{ids.kept}, "how": "read"}},
 				{generated.ToolCalendarCreate, map[string]any{"summary": "Meeting", "start": time.Now().AddDate(0, 0, 3).Format("2006-01-02T15:04"), "calendar": h.acmeCal}},
 				{generated.ToolCalendarUpdate, map[string]any{"id": ids.tiedEvent, "summary": "Moved"}},
-				{generated.ToolCalendarCancel, map[string]any{"id": ids.event}},
+				{generated.ToolCalendarUpdate, map[string]any{"id": ids.event, "cancel": true}},
 				{generated.ToolTaskCreate, map[string]any{"summary": "Call", "list": h.acmeTasks}},
 				{generated.ToolTaskUpdate, map[string]any{"id": ids.task, "status": "completed"}},
 				{generated.ToolNoteAdd, map[string]any{"title": "More", "text": "x", "folder": "acme"}},

@@ -255,7 +255,7 @@ func TestCalendarProjectClosed(t *testing.T) {
 		{"read", generated.ToolContactGet, "id", "c" + b36(ids["zed"]), "c" + b36(99999), nil},
 		{"read", generated.ToolContactGet, "id", "c" + b36(ids["dana"]), "c" + b36(99999), nil},
 		{writeScopes, generated.ToolCalendarUpdate, "id", "e" + b36(ids["tied"]), "e" + b36(99999), map[string]any{"summary": "x"}},
-		{writeScopes, generated.ToolCalendarCancel, "id", "e" + b36(ids["kick"]), "e" + b36(99999), nil},
+		{writeScopes, generated.ToolCalendarUpdate, "id", "e" + b36(ids["kick"]), "e" + b36(99999), map[string]any{"cancel": true}},
 		{writeScopes, generated.ToolTaskUpdate, "id", "t" + b36(ids["invoice"]), "t" + b36(99999), map[string]any{"summary": "x"}},
 		{writeScopes, generated.ToolTaskUpdate, "id", "t" + b36(ids["invoice"]), "t" + b36(99999), map[string]any{"status": "completed"}},
 		{writeScopes, generated.ToolTaskUpdate, "id", "t" + b36(ids["invoice"]), "t" + b36(99999), map[string]any{"status": "needs-action"}},

@@ -501,20 +501,47 @@ func (v calView) eventLines(c *store.Collection, text, key string, changed []str
 	return out, nil
 }
 
-// CalendarUpdate implements calendar_update.
+// CalendarUpdate implements calendar_update: the fields given, or, with cancel, the
+// event's cancellation (which takes no other field).
 func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
+	fields := eventFieldsGiven(a)
+	if a.Cancel && len(fields) > 0 {
+		return nil, fmt.Errorf("cancel takes no other field (%s given): cancel the event in one call, or change it in another, and nothing was changed", strings.Join(fields, ", "))
+	}
+	if !a.Cancel && len(fields) == 0 {
+		return nil, errors.New("nothing to change: give at least one of summary, start, end, time_zone, location or description, or cancel: true")
+	}
 	acc, err := s.access(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.calendarUpdate(ctx, acc, a)
+	var res *generated.EventWritten
+	if a.Cancel {
+		res, err = s.calendarCancel(ctx, acc, a.ID, a.DryRun)
+	} else {
+		res, err = s.calendarUpdate(ctx, acc, a)
+	}
 	return res, acc.missing(err)
 }
 
-func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
-	if a.Summary == nil && a.Start == nil && a.End == nil && a.TimeZone == nil && a.Location == nil && a.Description == nil {
-		return nil, errors.New("nothing to change: give at least one of summary, start, end, time_zone, location or description")
+// eventFieldsGiven names the fields of an event a asks to change.
+func eventFieldsGiven(a *generated.CalendarUpdateArgs) []string {
+	var out []string
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{
+		{"summary", a.Summary != nil}, {"start", a.Start != nil}, {"end", a.End != nil},
+		{"time_zone", a.TimeZone != nil}, {"location", a.Location != nil}, {"description", a.Description != nil},
+	} {
+		if f.given {
+			out = append(out, f.name)
+		}
 	}
+	return out
+}
+
+func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
 	w, key, err := s.eventTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err
@@ -783,18 +810,11 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 	return d.String(), changed, nil
 }
 
-// CalendarCancel implements calendar_cancel.
-func (s *Service) CalendarCancel(ctx context.Context, a *generated.CalendarCancelArgs) (*generated.EventWritten, error) {
-	acc, err := s.access(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.calendarCancel(ctx, acc, a)
-	return res, acc.missing(err)
-}
-
-func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.CalendarCancelArgs) (*generated.EventWritten, error) {
-	w, key, err := s.eventTarget(ctx, acc, a.ID)
+// calendarCancel cancels the event id (calendar_update with cancel): one instance is
+// excluded (EXDATE), a whole event with attendees is kept and marked cancelled, one
+// without is deleted.
+func (s *Service) calendarCancel(ctx context.Context, acc *access, id string, dryRun bool) (*generated.EventWritten, error) {
+	w, key, err := s.eventTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err
 	}
@@ -812,7 +832,7 @@ func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.
 	}
 	summary := calendar.Text(e.Comp, ical.PropSummary)
 	now := time.Now()
-	if a.DryRun {
+	if dryRun {
 		now = v.now
 	}
 	res := &generated.EventWritten{Outcome: "cancelled", Calendar: w.c.Name, Account: w.c.Account}
@@ -843,7 +863,7 @@ func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.
 			res.Action += ", every instance of it"
 		}
 	}
-	if a.DryRun {
+	if dryRun {
 		// The event as it would be stored; for a deletion, as it is now.
 		shown, shownKey := text, key
 		if text == "" || key != "" && e.Recurring {
@@ -856,16 +876,16 @@ func (s *Service) calendarCancel(ctx context.Context, acc *access, a *generated.
 		res.DryRun, res.Lines = ptr(true), lines
 		return res, nil
 	}
-	ch := &davChange{w: w, tool: generated.ToolCalendarCancel, what: res.Action + " in " + w.c.Name, href: w.o.Href, summary: summary}
+	ch := &davChange{w: w, tool: generated.ToolCalendarUpdate, what: res.Action + " in " + w.c.Name, href: w.o.Href, summary: summary}
 	if text != "" {
 		ch.data = []byte(text)
 	}
-	_, id, warn, err := s.apply(ctx, ch)
+	_, aid, warn, err := s.apply(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
 	// The event as now stored is left out: the instance or the event is cancelled.
-	res.ActionID, res.Warning = id, warn
+	res.ActionID, res.Warning = aid, warn
 	return res, nil
 }
 
