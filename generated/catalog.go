@@ -89,16 +89,10 @@ const (
 	ToolMailSend = "mail_send"
 	// ToolMailSendCommit is "mail_send_commit": Send a message (commit).
 	ToolMailSendCommit = "mail_send_commit"
-	// ToolMailArchive is "mail_archive": Archive messages.
-	ToolMailArchive = "mail_archive"
 	// ToolMailMove is "mail_move": Move messages.
 	ToolMailMove = "mail_move"
 	// ToolMailMark is "mail_mark": Mark messages.
 	ToolMailMark = "mail_mark"
-	// ToolMailJunk is "mail_junk": Report junk.
-	ToolMailJunk = "mail_junk"
-	// ToolMailDelete is "mail_delete": Delete messages.
-	ToolMailDelete = "mail_delete"
 	// ToolMailUndo is "mail_undo": Undo an action.
 	ToolMailUndo = "mail_undo"
 	// ToolMailActions is "mail_actions": Action log.
@@ -1544,44 +1538,9 @@ var Tools = []ToolSpec{
 		},
 	},
 	{
-		Name:          ToolMailArchive,
-		Title:         "Archive messages",
-		Description:   "Move messages (ids or a query) to the account's Archive folder; mail_undo puts them back. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/mail_archive.input.json",
-		OutputSchema:  "schemas/mail_archive.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "ids", "query"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailArchiveArgs() },
-		NewResult:     func() any { return &ActionResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailArchiveArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_archive could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailArchive(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_archive returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
 		Name:          ToolMailMove,
 		Title:         "Move messages",
-		Description:   "Move messages (ids or a query) to another folder of their account; mail_undo puts them back. See docs page actions.",
+		Description:   "Move messages (ids or a query) to a folder, or to archive, junk, not_junk or trash (a delete, backed up); mail_undo puts them back. See docs page actions.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectReversible,
 		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -1644,76 +1603,6 @@ var Tools = []ToolSpec{
 			}
 			if r == nil {
 				return nil, fmt.Errorf("mail_mark returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolMailJunk,
-		Title:         "Report junk",
-		Description:   "Report messages (ids or a query) as junk and move them to Junk, or with not: true as not junk, back to INBOX; mail_undo puts them back. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/mail_junk.input.json",
-		OutputSchema:  "schemas/mail_junk.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "ids", "not", "query"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailJunkArgs() },
-		NewResult:     func() any { return &ActionResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailJunkArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_junk could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailJunk(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_junk returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolMailDelete,
-		Title:         "Delete messages",
-		Description:   "Move messages (ids or a query) to Trash, keeping a backup of each first; mail_undo puts them back, from the backup if Trash was emptied. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/mail_delete.input.json",
-		OutputSchema:  "schemas/mail_delete.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "ids", "query"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailDeleteArgs() },
-		NewResult:     func() any { return &ActionResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailDeleteArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_delete could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailDelete(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_delete returned no result")
 			}
 			return r, nil
 		},
@@ -1791,7 +1680,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolMailBackups,
 		Title:         "Backups of deleted mail",
-		Description:   "The backups mail_delete kept of deleted messages, newest first; mail_backup_restore puts one back. See docs page actions.",
+		Description:   "The backups a move to trash kept of deleted messages, newest first; mail_backup_restore puts one back. See docs page actions.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -2468,6 +2357,9 @@ var Tools = []ToolSpec{
 // replaces it: tools/list never lists an old name, and a call to one is
 // answered with an error naming its replacement.
 var Replaced = map[string]string{
+	"mail_archive":           "mail_move",
+	"mail_delete":            "mail_move",
+	"mail_junk":              "mail_move",
 	"mail_send_draft":        "mail_send",
 	"mail_send_draft_commit": "mail_send_commit",
 	"task_complete":          "task_update",
@@ -2579,21 +2471,15 @@ type Handlers interface {
 	// MailSend: Send a new message, a reply, a forward or a saved draft (draft: true) and keep a copy in Sent; the person approves before anything leaves (docs page mail). This call only prepares: it returns a preview and a token, and nothing happens until mail_send_commit.
 	// It serves both halves: it computes the Action, which only mail_send_commit runs.
 	MailSend(ctx context.Context, args *MailSendArgs) (*Action, error)
-	// MailArchive: Move messages (ids or a query) to the account's Archive folder; mail_undo puts them back. See docs page actions.
-	MailArchive(ctx context.Context, args *MailArchiveArgs) (*ActionResult, error)
-	// MailMove: Move messages (ids or a query) to another folder of their account; mail_undo puts them back. See docs page actions.
+	// MailMove: Move messages (ids or a query) to a folder, or to archive, junk, not_junk or trash (a delete, backed up); mail_undo puts them back. See docs page actions.
 	MailMove(ctx context.Context, args *MailMoveArgs) (*ActionResult, error)
 	// MailMark: Mark messages (ids or a query) read, unread, flagged or unflagged; mail_undo puts the flags back. See docs page actions.
 	MailMark(ctx context.Context, args *MailMarkArgs) (*ActionResult, error)
-	// MailJunk: Report messages (ids or a query) as junk and move them to Junk, or with not: true as not junk, back to INBOX; mail_undo puts them back. See docs page actions.
-	MailJunk(ctx context.Context, args *MailJunkArgs) (*ActionResult, error)
-	// MailDelete: Move messages (ids or a query) to Trash, keeping a backup of each first; mail_undo puts them back, from the backup if Trash was emptied. See docs page actions.
-	MailDelete(ctx context.Context, args *MailDeleteArgs) (*ActionResult, error)
 	// MailUndo: Put back what one action did (messages, events or tasks), given its action_id; the undo is an action too. See docs page actions.
 	MailUndo(ctx context.Context, args *MailUndoArgs) (*ActionResult, error)
 	// MailActions: The actions taken through postern, newest first; with action_id, that action's rows (every message, event or task), a page at a time. See docs page actions.
 	MailActions(ctx context.Context, args *MailActionsArgs) (*ActionList, error)
-	// MailBackups: The backups mail_delete kept of deleted messages, newest first; mail_backup_restore puts one back. See docs page actions.
+	// MailBackups: The backups a move to trash kept of deleted messages, newest first; mail_backup_restore puts one back. See docs page actions.
 	MailBackups(ctx context.Context, args *MailBackupsArgs) (*BackupList, error)
 	// MailBackupRestore: Put a backed-up message back into the folder it was deleted from; mail_undo removes it again. See docs page actions.
 	MailBackupRestore(ctx context.Context, args *MailBackupRestoreArgs) (*ActionResult, error)
@@ -3195,29 +3081,13 @@ func newMailSendCommitArgs() *MailSendCommitArgs {
 	}
 }
 
-// MailArchiveArgs holds the arguments of the mail_archive tool.
-type MailArchiveArgs struct {
-	// The messages, by id.
-	IDs []string `json:"ids,omitempty"`
-	// Instead of ids: a search, in mail_search's language.
-	Query *string `json:"query,omitempty"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newMailArchiveArgs() *MailArchiveArgs {
-	return &MailArchiveArgs{
-		DryRun: false,
-	}
-}
-
 // MailMoveArgs holds the arguments of the mail_move tool.
 type MailMoveArgs struct {
 	// The messages, by id.
 	IDs []string `json:"ids,omitempty"`
 	// Instead of ids: a search, in mail_search's language.
 	Query *string `json:"query,omitempty"`
-	// The folder to move them to, as mail_folders names it.
+	// A folder, as mail_folders names it, or archive, junk, not_junk, trash.
 	To string `json:"to" jsonschema:"required"`
 	// Only show what would change, changing nothing.
 	DryRun bool `json:"dry_run,omitempty"`
@@ -3243,41 +3113,6 @@ type MailMarkArgs struct {
 
 func newMailMarkArgs() *MailMarkArgs {
 	return &MailMarkArgs{
-		DryRun: false,
-	}
-}
-
-// MailJunkArgs holds the arguments of the mail_junk tool.
-type MailJunkArgs struct {
-	// The messages, by id.
-	IDs []string `json:"ids,omitempty"`
-	// Instead of ids: a search, in mail_search's language.
-	Query *string `json:"query,omitempty"`
-	// true: report them as not junk.
-	Not bool `json:"not,omitempty"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newMailJunkArgs() *MailJunkArgs {
-	return &MailJunkArgs{
-		Not:    false,
-		DryRun: false,
-	}
-}
-
-// MailDeleteArgs holds the arguments of the mail_delete tool.
-type MailDeleteArgs struct {
-	// The messages, by id.
-	IDs []string `json:"ids,omitempty"`
-	// Instead of ids: a search, in mail_search's language.
-	Query *string `json:"query,omitempty"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newMailDeleteArgs() *MailDeleteArgs {
-	return &MailDeleteArgs{
 		DryRun: false,
 	}
 }
@@ -3684,7 +3519,7 @@ type ActionResult struct {
 	Messages []ActionRow `json:"messages"`
 	// With action_id, mail_actions' cursor for the other rows.
 	NextCursor string `json:"next_cursor,omitempty" post:"own"`
-	// mail_delete: backups kept.
+	// A move to trash: backups kept.
 	Backups *int `json:"backups,omitempty"`
 }
 

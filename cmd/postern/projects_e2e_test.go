@@ -452,7 +452,7 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				{generated.ToolMailDraft, map[string]any{"id": ids.kept, "body": "Yes."}},
 				{generated.ToolMailDraft, map[string]any{"id": ids.reply, "body": "Yes."}},
 				{generated.ToolMailDraft, map[string]any{"to": []any{"lee@acme.example"}, "subject": "Hello", "body": "Hi."}},
-				{generated.ToolMailArchive, map[string]any{"ids": []any{ids.reply}}},
+				{generated.ToolMailMove, map[string]any{"ids": []any{ids.reply}, "to": "archive"}},
 				{generated.ToolMailMark, map[string]any{"ids": []any{ids.kept}, "how": "read"}},
 				{generated.ToolCalendarCreate, map[string]any{"summary": "Meeting", "start": time.Now().AddDate(0, 0, 3).Format("2006-01-02T15:04"), "calendar": h.acmeCal}},
 				{generated.ToolCalendarUpdate, map[string]any{"id": ids.tiedEvent, "summary": "Moved"}},

@@ -47,7 +47,7 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 		}
 		if it.FromFolder == "" {
 			rows[i].ID = store.EncodeBackupID(it.Backup)
-			rows[i].Outcome, rows[i].Reason = outNothingToUndo, "a restored message is removed with "+generated.ToolMailDelete
+			rows[i].Outcome, rows[i].Reason = outNothingToUndo, "a restored message is removed with "+generated.ToolMailMove+" to trash"
 		}
 	}
 	if !a.DryRun {
