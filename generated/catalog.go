@@ -99,8 +99,6 @@ const (
 	ToolMailActions = "mail_actions"
 	// ToolMailBackups is "mail_backups": Backups of deleted mail.
 	ToolMailBackups = "mail_backups"
-	// ToolMailBackupRestore is "mail_backup_restore": Restore a backup.
-	ToolMailBackupRestore = "mail_backup_restore"
 	// ToolMailBackupsPurge is "mail_backups_purge": Purge old backups.
 	ToolMailBackupsPurge = "mail_backups_purge"
 	// ToolMailBackupsPurgeCommit is "mail_backups_purge_commit": Purge old backups (commit).
@@ -1610,7 +1608,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolMailUndo,
 		Title:         "Undo an action",
-		Description:   "Put back what one action did (messages, events or tasks), given its action_id; the undo is an action too. See docs page actions.",
+		Description:   "Put back what one action did (messages, events or tasks), given its action_id, or a deleted message, given its backup id; the undo is an action too. See docs page actions.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectReversible,
 		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
@@ -1680,7 +1678,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolMailBackups,
 		Title:         "Backups of deleted mail",
-		Description:   "The backups a move to trash kept of deleted messages, newest first; mail_backup_restore puts one back. See docs page actions.",
+		Description:   "The backups a move to trash kept of deleted messages, newest first; mail_undo puts one back. See docs page actions.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -1708,41 +1706,6 @@ var Tools = []ToolSpec{
 			}
 			if r == nil {
 				return nil, fmt.Errorf("mail_backups returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolMailBackupRestore,
-		Title:         "Restore a backup",
-		Description:   "Put a backed-up message back into the folder it was deleted from; mail_undo removes it again. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/mail_backup_restore.input.json",
-		OutputSchema:  "schemas/mail_backup_restore.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "id"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailBackupRestoreArgs() },
-		NewResult:     func() any { return &ActionResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailBackupRestoreArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_backup_restore could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailBackupRestore(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_backup_restore returned no result")
 			}
 			return r, nil
 		},
@@ -2358,6 +2321,7 @@ var Tools = []ToolSpec{
 // answered with an error naming its replacement.
 var Replaced = map[string]string{
 	"mail_archive":           "mail_move",
+	"mail_backup_restore":    "mail_undo",
 	"mail_delete":            "mail_move",
 	"mail_junk":              "mail_move",
 	"mail_send_draft":        "mail_send",
@@ -2475,14 +2439,12 @@ type Handlers interface {
 	MailMove(ctx context.Context, args *MailMoveArgs) (*ActionResult, error)
 	// MailMark: Mark messages (ids or a query) read, unread, flagged or unflagged; mail_undo puts the flags back. See docs page actions.
 	MailMark(ctx context.Context, args *MailMarkArgs) (*ActionResult, error)
-	// MailUndo: Put back what one action did (messages, events or tasks), given its action_id; the undo is an action too. See docs page actions.
+	// MailUndo: Put back what one action did (messages, events or tasks), given its action_id, or a deleted message, given its backup id; the undo is an action too. See docs page actions.
 	MailUndo(ctx context.Context, args *MailUndoArgs) (*ActionResult, error)
 	// MailActions: The actions taken through postern, newest first; with action_id, that action's rows (every message, event or task), a page at a time. See docs page actions.
 	MailActions(ctx context.Context, args *MailActionsArgs) (*ActionList, error)
-	// MailBackups: The backups a move to trash kept of deleted messages, newest first; mail_backup_restore puts one back. See docs page actions.
+	// MailBackups: The backups a move to trash kept of deleted messages, newest first; mail_undo puts one back. See docs page actions.
 	MailBackups(ctx context.Context, args *MailBackupsArgs) (*BackupList, error)
-	// MailBackupRestore: Put a backed-up message back into the folder it was deleted from; mail_undo removes it again. See docs page actions.
-	MailBackupRestore(ctx context.Context, args *MailBackupRestoreArgs) (*ActionResult, error)
 	// MailBackupsPurge: Remove for good the backups older than the retention (30 days by default); cannot be undone, the person approves. See docs page actions. This call only prepares: it returns a preview and a token, and nothing happens until mail_backups_purge_commit.
 	// It serves both halves: it computes the Action, which only mail_backups_purge_commit runs.
 	MailBackupsPurge(ctx context.Context, args *MailBackupsPurgeArgs) (*Action, error)
@@ -3119,7 +3081,7 @@ func newMailMarkArgs() *MailMarkArgs {
 
 // MailUndoArgs holds the arguments of the mail_undo tool.
 type MailUndoArgs struct {
-	// The action to undo: its action_id.
+	// An action_id (a…), or a backup to restore (b…).
 	ID string `json:"id" jsonschema:"required"`
 	// Only show what would change, changing nothing.
 	DryRun bool `json:"dry_run,omitempty"`
@@ -3160,20 +3122,6 @@ type MailBackupsArgs struct {
 func newMailBackupsArgs() *MailBackupsArgs {
 	return &MailBackupsArgs{
 		Limit: 20,
-	}
-}
-
-// MailBackupRestoreArgs holds the arguments of the mail_backup_restore tool.
-type MailBackupRestoreArgs struct {
-	// The backup, from mail_backups.
-	ID string `json:"id" jsonschema:"required"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newMailBackupRestoreArgs() *MailBackupRestoreArgs {
-	return &MailBackupRestoreArgs{
-		DryRun: false,
 	}
 }
 
@@ -3619,7 +3567,7 @@ type Attendee struct {
 
 // BackupInfo: A backup of a deleted message.
 type BackupInfo struct {
-	// Its id, as mail_backup_restore takes it.
+	// Its id, as mail_undo takes it to restore it.
 	Backup string `json:"backup" post:"own"`
 	// Its account.
 	Account string `json:"account" post:"line"`

@@ -531,7 +531,7 @@ func TestActionAnswersValidate(t *testing.T) {
 		{"mail_move", func() map[string]any { return map[string]any{"ids": news(3), "to": "not_junk"} }},
 		{"mail_move", func() map[string]any { return map[string]any{"query": `subject:"A note"`, "to": "trash"} }},
 		{"mail_undo", func() map[string]any { return map[string]any{"id": lastAction} }},
-		{"mail_backup_restore", func() map[string]any {
+		{"mail_undo", func() map[string]any { // a backup's id: it is restored
 			sc, _, _ := call(t, cs, "mail_backups", map[string]any{})
 			backup = sc["backups"].([]any)[0].(map[string]any)["backup"].(string)
 			return map[string]any{"id": backup}

@@ -349,7 +349,7 @@ func kindsUses(h *kindsHome) []use {
 		{"mail_move", map[string]any{"query": `subject:"A note"`, "to": "trash"}},
 		{"mail_actions", map[string]any{}},
 		{"mail_backups", map[string]any{}},
-		{"mail_backup_restore", map[string]any{"id": ref{"mail_backups", []any{"backups", 0, "backup"}}}},
+		{"mail_undo", map[string]any{"id": ref{"mail_backups", []any{"backups", 0, "backup"}}}},
 		{"mail_backups_purge", map[string]any{}},
 		{"mail_unsubscribe", map[string]any{"id": id("news4")}},
 		{"mail_draft", map[string]any{"to": []any{smtptest.Addr("kinds")}, "subject": "Valid everywhere", "body": "Checked against its schema."}},

@@ -20,7 +20,7 @@ import (
 )
 
 // Acting on mail (mail_move, with its words archive, junk, not_junk and trash;
-// mail_mark; mail_undo, which also restores a backup). The rule the catalog's lint keeps: a change
+// mail_mark; mail_undo, which also restores a backup, backups.go). The rule the catalog's lint keeps: a change
 // postern can put back needs the scope, a dry run that changes nothing, and a
 // line in the action log with its undo; what cannot be undone is a
 // prepare/commit pair. A dry run reads only the store: it neither logs in nor

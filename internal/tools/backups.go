@@ -115,8 +115,10 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 	return st, b, nil
 }
 
-// MailBackupRestore implements mail_backup_restore.
-func (s *Service) MailBackupRestore(ctx context.Context, a *generated.MailBackupRestoreArgs) (*generated.ActionResult, error) {
+// restoreAction is mail_undo given a backup's id: the backed-up message goes back
+// into the folder it was deleted from (INBOX when that is gone), as an action of
+// its own, which mail_undo given its action_id removes again.
+func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) (*generated.ActionResult, error) {
 	st, b, err := s.backup(ctx, a.ID)
 	if err != nil {
 		return nil, err
@@ -150,7 +152,7 @@ func (s *Service) MailBackupRestore(ctx context.Context, a *generated.MailBackup
 	}
 	row.Reason = "put back from its backup; it shows with a new id after the next sync"
 	rows := []answerRow{{row: row}}
-	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailBackupRestore, What: "restore " + a.ID,
+	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "restore " + a.ID,
 		Client: clientName(ctx), Accounts: []string{b.Account}, Count: 1, Rows: loggedRows(rows),
 		Items: []store.ActionItem{{Account: b.Account, MessageID: b.MessageID, Subject: b.Subject, ToFolder: folder, Backup: b.ID}}}
 	if err := st.RecordAction(ctx, log); err != nil {
