@@ -97,8 +97,6 @@ const (
 	ToolMailUndo = "mail_undo"
 	// ToolMailActions is "mail_actions": Action log.
 	ToolMailActions = "mail_actions"
-	// ToolMailBackups is "mail_backups": Backups of deleted mail.
-	ToolMailBackups = "mail_backups"
 	// ToolMailBackupsPurge is "mail_backups_purge": Purge old backups.
 	ToolMailBackupsPurge = "mail_backups_purge"
 	// ToolMailBackupsPurgeCommit is "mail_backups_purge_commit": Purge old backups (commit).
@@ -1643,7 +1641,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolMailActions,
 		Title:         "Action log",
-		Description:   "The actions taken through postern, newest first; with action_id, that action's rows (every message, event or task), a page at a time. See docs page actions.",
+		Description:   "The actions taken through postern, newest first; with action_id, that action's rows, a page at a time; with backups, the kept backups of deleted mail. See docs page actions.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -1654,7 +1652,7 @@ var Tools = []ToolSpec{
 		Phase:         "",
 		Pair:          "",
 		Approval:      false,
-		Args:          []string{"action_id", "cursor", "limit"},
+		Args:          []string{"account", "action_id", "backups", "cursor", "limit"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newMailActionsArgs() },
 		NewResult:     func() any { return &ActionList{} },
@@ -1671,41 +1669,6 @@ var Tools = []ToolSpec{
 			}
 			if r == nil {
 				return nil, fmt.Errorf("mail_actions returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolMailBackups,
-		Title:         "Backups of deleted mail",
-		Description:   "The backups a move to trash kept of deleted messages, newest first; mail_undo puts one back. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectNone,
-		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/mail_backups.input.json",
-		OutputSchema:  "schemas/mail_backups.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"account", "cursor", "limit"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailBackupsArgs() },
-		NewResult:     func() any { return &BackupList{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailBackupsArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_backups could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailBackups(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_backups returned no result")
 			}
 			return r, nil
 		},
@@ -2322,6 +2285,7 @@ var Tools = []ToolSpec{
 var Replaced = map[string]string{
 	"mail_archive":           "mail_move",
 	"mail_backup_restore":    "mail_undo",
+	"mail_backups":           "mail_actions",
 	"mail_delete":            "mail_move",
 	"mail_junk":              "mail_move",
 	"mail_send_draft":        "mail_send",
@@ -2441,10 +2405,8 @@ type Handlers interface {
 	MailMark(ctx context.Context, args *MailMarkArgs) (*ActionResult, error)
 	// MailUndo: Put back what one action did (messages, events or tasks), given its action_id, or a deleted message, given its backup id; the undo is an action too. See docs page actions.
 	MailUndo(ctx context.Context, args *MailUndoArgs) (*ActionResult, error)
-	// MailActions: The actions taken through postern, newest first; with action_id, that action's rows (every message, event or task), a page at a time. See docs page actions.
+	// MailActions: The actions taken through postern, newest first; with action_id, that action's rows, a page at a time; with backups, the kept backups of deleted mail. See docs page actions.
 	MailActions(ctx context.Context, args *MailActionsArgs) (*ActionList, error)
-	// MailBackups: The backups a move to trash kept of deleted messages, newest first; mail_undo puts one back. See docs page actions.
-	MailBackups(ctx context.Context, args *MailBackupsArgs) (*BackupList, error)
 	// MailBackupsPurge: Remove for good the backups older than the retention (30 days by default); cannot be undone, the person approves. See docs page actions. This call only prepares: it returns a preview and a token, and nothing happens until mail_backups_purge_commit.
 	// It serves both halves: it computes the Action, which only mail_backups_purge_commit runs.
 	MailBackupsPurge(ctx context.Context, args *MailBackupsPurgeArgs) (*Action, error)
@@ -3097,7 +3059,11 @@ func newMailUndoArgs() *MailUndoArgs {
 type MailActionsArgs struct {
 	// One action (or dry run): page through its rows.
 	ActionID *string `json:"action_id,omitempty"`
-	// How many actions (or rows) at most.
+	// true: list the backups of deleted mail instead.
+	Backups bool `json:"backups,omitempty"`
+	// With backups: only this account's.
+	Account *string `json:"account,omitempty"`
+	// How many actions, rows or backups at most.
 	Limit int `json:"limit,omitempty"`
 	// The next_cursor of the previous page.
 	Cursor *string `json:"cursor,omitempty"`
@@ -3105,23 +3071,8 @@ type MailActionsArgs struct {
 
 func newMailActionsArgs() *MailActionsArgs {
 	return &MailActionsArgs{
-		Limit: 20,
-	}
-}
-
-// MailBackupsArgs holds the arguments of the mail_backups tool.
-type MailBackupsArgs struct {
-	// Only this account's backups.
-	Account *string `json:"account,omitempty"`
-	// How many backups at most.
-	Limit int `json:"limit,omitempty"`
-	// The next_cursor of the previous page.
-	Cursor *string `json:"cursor,omitempty"`
-}
-
-func newMailBackupsArgs() *MailBackupsArgs {
-	return &MailBackupsArgs{
-		Limit: 20,
+		Backups: false,
+		Limit:   20,
 	}
 }
 
@@ -3435,13 +3386,15 @@ type ActionInfo struct {
 	Undoes string `json:"undoes,omitempty" post:"own"`
 }
 
-// ActionList: A page of the action log, or of one action's rows.
+// ActionList: A page of the action log, of one action's rows, or of the backups.
 type ActionList struct {
-	// The actions, newest first (with action_id: that one).
+	// The actions, newest first (with action_id: that one; with backups: none).
 	Actions []ActionInfo `json:"actions"`
 	// With action_id: a page of its rows, in order.
 	Messages []ActionRow `json:"messages,omitempty"`
-	// Rows of this page kept from agents by the person's projects.
+	// With backups: a page of them, newest first.
+	Backups []BackupInfo `json:"backups,omitempty"`
+	// Rows of this page (or backups of the account) kept from agents by the person's projects.
 	LeftOut *int `json:"left_out,omitempty"`
 	// Pass as cursor for the next page; absent on the last.
 	NextCursor string `json:"next_cursor,omitempty" post:"own"`
@@ -3581,16 +3534,6 @@ type BackupInfo struct {
 	Saved string `json:"saved" post:"own"`
 	// Bytes.
 	Size int `json:"size"`
-}
-
-// BackupList: A page of backups.
-type BackupList struct {
-	// The backups, newest first.
-	Backups []BackupInfo `json:"backups"`
-	// Pass as cursor for the next page; absent on the last.
-	NextCursor string `json:"next_cursor,omitempty" post:"own"`
-	// Backups kept from agents by the person's projects (counted over the account).
-	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // BusyPeriod: A period the person is busy.

@@ -267,9 +267,9 @@ func TestActionsDryRunActUndo(t *testing.T) {
 				t.Fatalf("after a sync the store lists %s in %q, not %s (the id must not change)", id, got, where)
 			}
 			if c.args["to"] == "trash" {
-				sc, _, _ := call(t, cs, "mail_backups", map[string]any{})
+				sc, _, _ := call(t, cs, "mail_actions", map[string]any{"backups": true})
 				if bs := sc["backups"].([]any); len(bs) != 1 || bs[0].(map[string]any)["folder"] != from {
-					t.Fatalf("mail_backups: %v", sc)
+					t.Fatalf("mail_actions backups: %v", sc)
 				}
 			}
 
@@ -335,6 +335,16 @@ func TestDeleteRestoredFromBackup(t *testing.T) {
 		t.Fatalf("delete: %s", text)
 	}
 	action := sc["action_id"].(string)
+	// mail_actions lists the backup with backups: true, one account's with account.
+	sc, text, isErr = call(t, cs, "mail_actions", map[string]any{"backups": true, "account": "work"})
+	if bs, _ := sc["backups"].([]any); isErr || len(bs) != 1 || bs[0].(map[string]any)["subject"] != "A note" {
+		t.Fatalf("mail_actions backups: %s", text)
+	}
+	for _, args := range []map[string]any{{"account": "work"}, {"backups": true, "action_id": action}} {
+		if _, text, isErr := call(t, cs, "mail_actions", args); !isErr || !strings.Contains(text, "backups") {
+			t.Fatalf("mail_actions %v: %v %s", args, isErr, text)
+		}
+	}
 	files, _ := filepath.Glob(filepath.Join(b.data, "postern", "backups", "work", "*.eml"))
 	if len(files) != 1 {
 		t.Fatalf("backups: %v", files)
@@ -532,7 +542,7 @@ func TestActionAnswersValidate(t *testing.T) {
 		{"mail_move", func() map[string]any { return map[string]any{"query": `subject:"A note"`, "to": "trash"} }},
 		{"mail_undo", func() map[string]any { return map[string]any{"id": lastAction} }},
 		{"mail_undo", func() map[string]any { // a backup's id: it is restored
-			sc, _, _ := call(t, cs, "mail_backups", map[string]any{})
+			sc, _, _ := call(t, cs, "mail_actions", map[string]any{"backups": true})
 			backup = sc["backups"].([]any)[0].(map[string]any)["backup"].(string)
 			return map[string]any{"id": backup}
 		}},

@@ -12,8 +12,9 @@ import (
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// MailBackups implements mail_backups.
-func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs) (*generated.BackupList, error) {
+// backupList is mail_actions with backups: a page of the kept backups of deleted
+// mail, newest first.
+func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
 	accts, err := s.scopeAccounts(a.Account)
 	if err != nil {
 		return nil, err
@@ -53,9 +54,9 @@ func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs)
 		}
 		bs = shown[:min(len(shown), a.Limit+1)]
 	}
-	res := &generated.BackupList{Backups: []generated.BackupInfo{}, LeftOut: nonZero(leftOut)}
+	res := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}, LeftOut: nonZero(leftOut)}
 	// A page ends at limit backups or about SmallAnswer bytes, whichever comes first.
-	empty := &generated.BackupList{Backups: []generated.BackupInfo{}}
+	empty := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}}
 	budget := SmallAnswer - AnswerSize(res)
 	for i, b := range bs {
 		if i == a.Limit {
@@ -67,7 +68,7 @@ func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs)
 		if b.From != "" {
 			info.From = shorten(b.From, shownString)
 		}
-		c := AnswerSize(&generated.BackupList{Backups: []generated.BackupInfo{info}}) - AnswerSize(empty)
+		c := AnswerSize(&generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{info}}) - AnswerSize(empty)
 		if c > budget && i > 0 {
 			res.NextCursor = encodeCursor(bs[i-1].ID)
 			break
@@ -80,7 +81,7 @@ func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs)
 
 func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.Backup, error) {
 	n, ok := store.DecodeBackupID(id)
-	notFound := fmt.Errorf("there is no backup %s; %s lists them", id, generated.ToolMailBackups)
+	notFound := fmt.Errorf("there is no backup %s; %s with backups: true lists them", id, generated.ToolMailActions)
 	if !ok {
 		if acc, err := s.access(ctx); err != nil {
 			return nil, nil, err
