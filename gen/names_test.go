@@ -23,7 +23,6 @@ var namesAllowed = map[[2]string]string{
 	{"integrations/doctor.go", "none"}:        "what doctor shows for a flag a host entry does not set",
 	{"internal/config/check.go", "read"}:      "the shell builtin read in a password command",
 	{"internal/config/config.go", "none"}:     "the TLS mode smtp_tls = none",
-	{"internal/corpus/data.go", "accounts"}:   "a sender's local part in the generated mail",
 	{"internal/approval/pairs.go", "none"}:    "the approval mode of a commit that asks nobody",
 	{"internal/mailparse/charset.go", "none"}: "a charset label senders write",
 	{"internal/rules/check.go", "delete"}:     "the rule action delete (to Trash, with a backup)",

@@ -59,8 +59,6 @@ const (
 	ToolTaskDelete = "task_delete"
 	// ToolStatus is "status": Server status.
 	ToolStatus = "status"
-	// ToolAccounts is "accounts": Configured accounts.
-	ToolAccounts = "accounts"
 	// ToolDocs is "docs": Read postern's documentation.
 	ToolDocs = "docs"
 	// ToolMailFolders is "mail_folders": Mail folders.
@@ -953,7 +951,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolStatus,
 		Title:         "Server status",
-		Description:   "Show postern's version, this connection's protocol and granted scopes, and each account's last sync.",
+		Description:   "Show postern's version, this connection's protocol and scopes, and the accounts it may see (kind, server, user, sync state; never a password).",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -981,41 +979,6 @@ var Tools = []ToolSpec{
 			}
 			if r == nil {
 				return nil, fmt.Errorf("status returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolAccounts,
-		Title:         "Configured accounts",
-		Description:   "List the accounts this connection may see (mail, calendars, tasks, contacts) with their kind and source; never a password.",
-		Scope:         ScopeRead,
-		Effect:        EffectNone,
-		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/accounts.input.json",
-		OutputSchema:  "schemas/accounts.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          nil,
-		FreeText:      nil,
-		NewArgs:       func() any { return newAccountsArgs() },
-		NewResult:     func() any { return &AccountsResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newAccountsArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of accounts could not be decoded: %w", err)
-				}
-			}
-			r, err := h.Accounts(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("accounts returned no result")
 			}
 			return r, nil
 		},
@@ -2283,6 +2246,7 @@ var Tools = []ToolSpec{
 // replaces it: tools/list never lists an old name, and a call to one is
 // answered with an error naming its replacement.
 var Replaced = map[string]string{
+	"accounts":               "status",
 	"mail_archive":           "mail_move",
 	"mail_backup_restore":    "mail_undo",
 	"mail_backups":           "mail_actions",
@@ -2369,10 +2333,8 @@ type Handlers interface {
 	TaskUpdate(ctx context.Context, args *TaskUpdateArgs) (*TaskWritten, error)
 	// TaskDelete: Delete a task, unless changed on the server since; mail_undo puts it back. See docs page calendar.
 	TaskDelete(ctx context.Context, args *TaskDeleteArgs) (*TaskWritten, error)
-	// Status: Show postern's version, this connection's protocol and granted scopes, and each account's last sync.
+	// Status: Show postern's version, this connection's protocol and scopes, and the accounts it may see (kind, server, user, sync state; never a password).
 	Status(ctx context.Context, args *StatusArgs) (*StatusResult, error)
-	// Accounts: List the accounts this connection may see (mail, calendars, tasks, contacts) with their kind and source; never a password.
-	Accounts(ctx context.Context, args *AccountsArgs) (*AccountsResult, error)
 	// Docs: Read a page of postern's documentation (guide, search, mail, scopes, tools…); without page, list the pages.
 	Docs(ctx context.Context, args *DocsArgs) (*DocsResult, error)
 	// MailFolders: List the folders of the visible accounts with how many messages each holds and how many are unread.
@@ -2710,14 +2672,6 @@ type StatusArgs struct {
 
 func newStatusArgs() *StatusArgs {
 	return &StatusArgs{}
-}
-
-// AccountsArgs holds the arguments of the accounts tool.
-type AccountsArgs struct {
-}
-
-func newAccountsArgs() *AccountsArgs {
-	return &AccountsArgs{}
 }
 
 // DocsArgs holds the arguments of the docs tool.
@@ -3318,8 +3272,8 @@ func newRulesPushCommitArgs() *RulesPushCommitArgs {
 	return &RulesPushCommitArgs{}
 }
 
-// Account: A configured account (mail, calendars, tasks or contacts), without any secret.
-type Account struct {
+// AccountStatus: A configured account (mail, calendars, tasks or contacts) and the state of its local copy, without any secret.
+type AccountStatus struct {
 	// The account's name.
 	Name string `json:"name" post:"line"`
 	// What kind of account it is, which says where its mail, calendars, tasks or contacts come from.
@@ -3340,28 +3294,10 @@ type Account struct {
 	LastSync string `json:"last_sync,omitempty" post:"line"`
 	// Messages in the local store.
 	Messages *int `json:"messages,omitempty"`
-}
-
-// AccountStatus: An account and the state of its local copy.
-type AccountStatus struct {
-	// The account's name.
-	Name string `json:"name" post:"line"`
-	// What kind of account it is, which says where its mail, calendars, tasks or contacts come from.
-	Kind string `json:"kind" post:"line"`
-	// When it last synced (RFC 3339, UTC); absent if never.
-	LastSync string `json:"last_sync,omitempty" post:"line"`
-	// Messages in the local store.
-	Messages *int `json:"messages,omitempty"`
 	// Why the last sync failed, if it did.
 	LastError string `json:"last_error,omitempty" post:"line"`
 	// What the syncs skipped or changed of single items (an event, a contact, a message, a file), one sentence each naming the item, kept until it syncs cleanly; absent when none.
 	Warnings []string `json:"warnings,omitempty" post:"line"`
-}
-
-// AccountsResult: The accounts this connection may see.
-type AccountsResult struct {
-	// One row per account.
-	Accounts []Account `json:"accounts"`
 }
 
 // ActionInfo: One action of the log.

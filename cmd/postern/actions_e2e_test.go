@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -683,5 +684,30 @@ func TestMoveWords(t *testing.T) {
 	// A word spelt otherwise is a folder's name, and no such folder is refused.
 	if _, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{news2}, "to": "NOT_JUNK"}); !isErr || !strings.Contains(text, "NOT_JUNK") {
 		t.Fatalf("to: NOT_JUNK: %v %s", isErr, text)
+	}
+}
+
+// TestMergedToolsNameTheirReplacement: a call to a tool merged into another (an allow-list
+// written before) is answered with the replacement's name, and changes nothing.
+func TestMergedToolsNameTheirReplacement(t *testing.T) {
+	b := newActionBox(t, imaptest.Start(t), "")
+	cs := b.connect(t, allScopes())
+	news1 := messageID(t, cs, `subject:"Newsletter 1"`)
+	before := b.serverState(t)
+	for old, now := range map[string]string{"mail_archive": "mail_move", "mail_junk": "mail_move", "mail_delete": "mail_move",
+		"mail_backup_restore": "mail_undo", "mail_backups": "mail_actions", "accounts": "status"} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: old, Arguments: map[string]any{"ids": []string{news1}, "to": "trash"}})
+		var text string
+		if err != nil {
+			text = err.Error()
+		} else if len(res.Content) > 0 {
+			text = res.Content[0].(*mcp.TextContent).Text
+		}
+		if (err == nil && !res.IsError) || !strings.Contains(text, "replaced by "+now) {
+			t.Errorf("%s answered %q; want an error naming %s", old, text, now)
+		}
+	}
+	if got := b.serverState(t); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("a call of an old name changed the server:\n%v\n%v", before, got)
 	}
 }

@@ -300,7 +300,6 @@ func kindsUses(h *kindsHome) []use {
 	week := map[string]any{"from": "2026-10-26", "to": "2026-11-02"}
 	uses := []use{
 		{"status", map[string]any{}},
-		{"accounts", map[string]any{}},
 		{"docs", map[string]any{}},
 		{"docs", map[string]any{"page": "guide"}},
 		{"now", map[string]any{}},
@@ -367,7 +366,6 @@ func kindsUses(h *kindsHome) []use {
 		{"task_update", map[string]any{"id": id("task"), "status": "needs-action"}},
 		{"task_delete", map[string]any{"id": id("chore")}},
 		{"status", map[string]any{}},
-		{"accounts", map[string]any{}},
 	}
 	if h.sieve {
 		uses = append(uses, use{"rules_push", map[string]any{"id": "work"}})
@@ -509,7 +507,7 @@ func TestEveryAnswerEveryKind(t *testing.T) {
 	// The accounts of every kind are shown, with where a DAV account syncs from.
 	var kinds []string
 	for _, cl := range out.Calls {
-		if cl.Name != "accounts" || cl.Result == nil {
+		if cl.Name != "status" || cl.Result == nil {
 			continue
 		}
 		kinds = kinds[:0]

@@ -422,7 +422,6 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				{generated.ToolNotesFind, map[string]any{"query": ""}},
 				{generated.ToolRulesCoverage, map[string]any{}},
 				{generated.ToolStatus, map[string]any{}},
-				{generated.ToolAccounts, map[string]any{}},
 				{generated.ToolNow, map[string]any{}},
 			} {
 				if _, text, isErr := v.call(c.tool, c.args); isErr {
