@@ -57,8 +57,6 @@ const (
 	ToolTaskDelete = "task_delete"
 	// ToolStatus is "status": Server status.
 	ToolStatus = "status"
-	// ToolAccounts is "accounts": Configured accounts.
-	ToolAccounts = "accounts"
 	// ToolDocs is "docs": Read postern's documentation.
 	ToolDocs = "docs"
 	// ToolMailFolders is "mail_folders": Mail folders.
@@ -87,24 +85,14 @@ const (
 	ToolMailSend = "mail_send"
 	// ToolMailSendCommit is "mail_send_commit": Send a message (commit).
 	ToolMailSendCommit = "mail_send_commit"
-	// ToolMailArchive is "mail_archive": Archive messages.
-	ToolMailArchive = "mail_archive"
 	// ToolMailMove is "mail_move": Move messages.
 	ToolMailMove = "mail_move"
 	// ToolMailMark is "mail_mark": Mark messages.
 	ToolMailMark = "mail_mark"
-	// ToolMailJunk is "mail_junk": Report junk.
-	ToolMailJunk = "mail_junk"
-	// ToolMailDelete is "mail_delete": Delete messages.
-	ToolMailDelete = "mail_delete"
 	// ToolMailUndo is "mail_undo": Undo an action.
 	ToolMailUndo = "mail_undo"
 	// ToolMailActions is "mail_actions": Action log.
 	ToolMailActions = "mail_actions"
-	// ToolMailBackups is "mail_backups": Backups of deleted mail.
-	ToolMailBackups = "mail_backups"
-	// ToolMailBackupRestore is "mail_backup_restore": Restore a backup.
-	ToolMailBackupRestore = "mail_backup_restore"
 	// ToolMailBackupsPurge is "mail_backups_purge": Purge old backups.
 	ToolMailBackupsPurge = "mail_backups_purge"
 	// ToolMailBackupsPurgeCommit is "mail_backups_purge_commit": Purge old backups (commit).
@@ -926,7 +914,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolStatus,
 		Title:         "Server status",
-		Description:   "Show postern's version, this connection's protocol and granted scopes, and each account's last sync.",
+		Description:   "Show postern's version, this connection's protocol and scopes, and the accounts it may see (kind, server, user, sync state; never a password).",
 		Scope:         ScopeRead,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -954,41 +942,6 @@ var Tools = []ToolSpec{
 			}
 			if r == nil {
 				return nil, fmt.Errorf("status returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolAccounts,
-		Title:         "Configured accounts",
-		Description:   "List the accounts this connection may see (mail, calendars, tasks, contacts) with their kind and source; never a password.",
-		Scope:         ScopeRead,
-		Effect:        EffectNone,
-		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/accounts.input.json",
-		OutputSchema:  "schemas/accounts.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          nil,
-		FreeText:      nil,
-		NewArgs:       func() any { return newAccountsArgs() },
-		NewResult:     func() any { return &AccountsResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newAccountsArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of accounts could not be decoded: %w", err)
-				}
-			}
-			r, err := h.Accounts(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("accounts returned no result")
 			}
 			return r, nil
 		},
@@ -1507,44 +1460,9 @@ var Tools = []ToolSpec{
 		},
 	},
 	{
-		Name:          ToolMailArchive,
-		Title:         "Archive messages",
-		Description:   "Move messages (ids or a query) to the account's Archive folder; mail_undo puts them back. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/mail_archive.input.json",
-		OutputSchema:  "schemas/mail_archive.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "ids", "query"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailArchiveArgs() },
-		NewResult:     func() any { return &ActionResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailArchiveArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_archive could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailArchive(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_archive returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
 		Name:          ToolMailMove,
 		Title:         "Move messages",
-		Description:   "Move messages (ids or a query) to another folder of their account; mail_undo puts them back. See docs page actions.",
+		Description:   "Move messages (ids or a query) to a folder, or to archive, junk, not_junk or trash (a delete, backed up); mail_undo puts them back. See docs page actions.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectReversible,
 		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
@@ -1612,79 +1530,9 @@ var Tools = []ToolSpec{
 		},
 	},
 	{
-		Name:          ToolMailJunk,
-		Title:         "Report junk",
-		Description:   "Report messages (ids or a query) as junk and move them to Junk, or with not: true as not junk, back to INBOX; mail_undo puts them back. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/mail_junk.input.json",
-		OutputSchema:  "schemas/mail_junk.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "ids", "not", "query"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailJunkArgs() },
-		NewResult:     func() any { return &ActionResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailJunkArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_junk could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailJunk(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_junk returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolMailDelete,
-		Title:         "Delete messages",
-		Description:   "Move messages (ids or a query) to Trash, keeping a backup of each first; mail_undo puts them back, from the backup if Trash was emptied. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/mail_delete.input.json",
-		OutputSchema:  "schemas/mail_delete.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "ids", "query"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailDeleteArgs() },
-		NewResult:     func() any { return &ActionResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailDeleteArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_delete could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailDelete(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_delete returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
 		Name:          ToolMailUndo,
 		Title:         "Undo an action",
-		Description:   "Put back what one action did (messages, events or tasks), given its action_id; the undo is an action too. See docs page actions.",
+		Description:   "Put back what one action did (messages, events or tasks), given its action_id, or a deleted message, given its backup id; the undo is an action too. See docs page actions.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectReversible,
 		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
@@ -1719,7 +1567,7 @@ var Tools = []ToolSpec{
 	{
 		Name:          ToolMailActions,
 		Title:         "Action log",
-		Description:   "The actions taken through postern, newest first; with action_id, that action's rows (every message, event or task), a page at a time. See docs page actions.",
+		Description:   "The actions taken through postern, newest first; with action_id, that action's rows, a page at a time; with backups, the kept backups of deleted mail. See docs page actions.",
 		Scope:         ScopeMailModify,
 		Effect:        EffectNone,
 		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
@@ -1730,7 +1578,7 @@ var Tools = []ToolSpec{
 		Phase:         "",
 		Pair:          "",
 		Approval:      false,
-		Args:          []string{"action_id", "cursor", "limit"},
+		Args:          []string{"account", "action_id", "backups", "cursor", "limit"},
 		FreeText:      nil,
 		NewArgs:       func() any { return newMailActionsArgs() },
 		NewResult:     func() any { return &ActionList{} },
@@ -1747,76 +1595,6 @@ var Tools = []ToolSpec{
 			}
 			if r == nil {
 				return nil, fmt.Errorf("mail_actions returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolMailBackups,
-		Title:         "Backups of deleted mail",
-		Description:   "The backups mail_delete kept of deleted messages, newest first; mail_backup_restore puts one back. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectNone,
-		Annotations:   AnnotationSpec{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
-		PrepareCommit: false,
-		DryRun:        false,
-		InputSchema:   "schemas/mail_backups.input.json",
-		OutputSchema:  "schemas/mail_backups.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"account", "cursor", "limit"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailBackupsArgs() },
-		NewResult:     func() any { return &BackupList{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailBackupsArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_backups could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailBackups(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_backups returned no result")
-			}
-			return r, nil
-		},
-	},
-	{
-		Name:          ToolMailBackupRestore,
-		Title:         "Restore a backup",
-		Description:   "Put a backed-up message back into the folder it was deleted from; mail_undo removes it again. See docs page actions.",
-		Scope:         ScopeMailModify,
-		Effect:        EffectReversible,
-		Annotations:   AnnotationSpec{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true},
-		PrepareCommit: false,
-		DryRun:        true,
-		InputSchema:   "schemas/mail_backup_restore.input.json",
-		OutputSchema:  "schemas/mail_backup_restore.output.json",
-		Phase:         "",
-		Pair:          "",
-		Approval:      false,
-		Args:          []string{"dry_run", "id"},
-		FreeText:      nil,
-		NewArgs:       func() any { return newMailBackupRestoreArgs() },
-		NewResult:     func() any { return &ActionResult{} },
-		Call: func(ctx context.Context, h Handlers, raw json.RawMessage) (any, error) {
-			a := newMailBackupRestoreArgs()
-			if len(raw) > 0 {
-				if err := json.Unmarshal(raw, a); err != nil {
-					return nil, fmt.Errorf("the arguments of mail_backup_restore could not be decoded: %w", err)
-				}
-			}
-			r, err := h.MailBackupRestore(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			if r == nil {
-				return nil, fmt.Errorf("mail_backup_restore returned no result")
 			}
 			return r, nil
 		},
@@ -2431,7 +2209,13 @@ var Tools = []ToolSpec{
 // replaces it: tools/list never lists an old name, and a call to one is
 // answered with an error naming its replacement.
 var Replaced = map[string]string{
+	"accounts":               "status",
 	"calendar_cancel":        "calendar_update",
+	"mail_archive":           "mail_move",
+	"mail_backup_restore":    "mail_undo",
+	"mail_backups":           "mail_actions",
+	"mail_delete":            "mail_move",
+	"mail_junk":              "mail_move",
 	"mail_send_draft":        "mail_send",
 	"mail_send_draft_commit": "mail_send_commit",
 	"task_complete":          "task_update",
@@ -2511,10 +2295,8 @@ type Handlers interface {
 	TaskUpdate(ctx context.Context, args *TaskUpdateArgs) (*TaskWritten, error)
 	// TaskDelete: Delete a task, unless changed on the server since; mail_undo puts it back. See docs page calendar.
 	TaskDelete(ctx context.Context, args *TaskDeleteArgs) (*TaskWritten, error)
-	// Status: Show postern's version, this connection's protocol and granted scopes, and each account's last sync.
+	// Status: Show postern's version, this connection's protocol and scopes, and the accounts it may see (kind, server, user, sync state; never a password).
 	Status(ctx context.Context, args *StatusArgs) (*StatusResult, error)
-	// Accounts: List the accounts this connection may see (mail, calendars, tasks, contacts) with their kind and source; never a password.
-	Accounts(ctx context.Context, args *AccountsArgs) (*AccountsResult, error)
 	// Docs: Read a page of postern's documentation (guide, search, mail, scopes, tools…); without page, list the pages.
 	Docs(ctx context.Context, args *DocsArgs) (*DocsResult, error)
 	// MailFolders: List the folders of the visible accounts with how many messages each holds and how many are unread.
@@ -2541,24 +2323,14 @@ type Handlers interface {
 	// MailSend: Send a new message, a reply, a forward or a saved draft (draft: true) and keep a copy in Sent; the person approves before anything leaves (docs page mail). This call only prepares: it returns a preview and a token, and nothing happens until mail_send_commit.
 	// It serves both halves: it computes the Action, which only mail_send_commit runs.
 	MailSend(ctx context.Context, args *MailSendArgs) (*Action, error)
-	// MailArchive: Move messages (ids or a query) to the account's Archive folder; mail_undo puts them back. See docs page actions.
-	MailArchive(ctx context.Context, args *MailArchiveArgs) (*ActionResult, error)
-	// MailMove: Move messages (ids or a query) to another folder of their account; mail_undo puts them back. See docs page actions.
+	// MailMove: Move messages (ids or a query) to a folder, or to archive, junk, not_junk or trash (a delete, backed up); mail_undo puts them back. See docs page actions.
 	MailMove(ctx context.Context, args *MailMoveArgs) (*ActionResult, error)
 	// MailMark: Mark messages (ids or a query) read, unread, flagged or unflagged; mail_undo puts the flags back. See docs page actions.
 	MailMark(ctx context.Context, args *MailMarkArgs) (*ActionResult, error)
-	// MailJunk: Report messages (ids or a query) as junk and move them to Junk, or with not: true as not junk, back to INBOX; mail_undo puts them back. See docs page actions.
-	MailJunk(ctx context.Context, args *MailJunkArgs) (*ActionResult, error)
-	// MailDelete: Move messages (ids or a query) to Trash, keeping a backup of each first; mail_undo puts them back, from the backup if Trash was emptied. See docs page actions.
-	MailDelete(ctx context.Context, args *MailDeleteArgs) (*ActionResult, error)
-	// MailUndo: Put back what one action did (messages, events or tasks), given its action_id; the undo is an action too. See docs page actions.
+	// MailUndo: Put back what one action did (messages, events or tasks), given its action_id, or a deleted message, given its backup id; the undo is an action too. See docs page actions.
 	MailUndo(ctx context.Context, args *MailUndoArgs) (*ActionResult, error)
-	// MailActions: The actions taken through postern, newest first; with action_id, that action's rows (every message, event or task), a page at a time. See docs page actions.
+	// MailActions: The actions taken through postern, newest first; with action_id, that action's rows, a page at a time; with backups, the kept backups of deleted mail. See docs page actions.
 	MailActions(ctx context.Context, args *MailActionsArgs) (*ActionList, error)
-	// MailBackups: The backups mail_delete kept of deleted messages, newest first; mail_backup_restore puts one back. See docs page actions.
-	MailBackups(ctx context.Context, args *MailBackupsArgs) (*BackupList, error)
-	// MailBackupRestore: Put a backed-up message back into the folder it was deleted from; mail_undo removes it again. See docs page actions.
-	MailBackupRestore(ctx context.Context, args *MailBackupRestoreArgs) (*ActionResult, error)
 	// MailBackupsPurge: Remove for good the backups older than the retention (30 days by default); cannot be undone, the person approves. See docs page actions. This call only prepares: it returns a preview and a token, and nothing happens until mail_backups_purge_commit.
 	// It serves both halves: it computes the Action, which only mail_backups_purge_commit runs.
 	MailBackupsPurge(ctx context.Context, args *MailBackupsPurgeArgs) (*Action, error)
@@ -2853,14 +2625,6 @@ func newStatusArgs() *StatusArgs {
 	return &StatusArgs{}
 }
 
-// AccountsArgs holds the arguments of the accounts tool.
-type AccountsArgs struct {
-}
-
-func newAccountsArgs() *AccountsArgs {
-	return &AccountsArgs{}
-}
-
 // DocsArgs holds the arguments of the docs tool.
 type DocsArgs struct {
 	// The page's name, e.g. guide.
@@ -3146,29 +2910,13 @@ func newMailSendCommitArgs() *MailSendCommitArgs {
 	}
 }
 
-// MailArchiveArgs holds the arguments of the mail_archive tool.
-type MailArchiveArgs struct {
-	// The messages, by id.
-	IDs []string `json:"ids,omitempty"`
-	// Instead of ids: a search, in mail_search's language.
-	Query *string `json:"query,omitempty"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newMailArchiveArgs() *MailArchiveArgs {
-	return &MailArchiveArgs{
-		DryRun: false,
-	}
-}
-
 // MailMoveArgs holds the arguments of the mail_move tool.
 type MailMoveArgs struct {
 	// The messages, by id.
 	IDs []string `json:"ids,omitempty"`
 	// Instead of ids: a search, in mail_search's language.
 	Query *string `json:"query,omitempty"`
-	// The folder to move them to, as mail_folders names it.
+	// A folder, as mail_folders names it, or archive, junk, not_junk, trash.
 	To string `json:"to" jsonschema:"required"`
 	// Only show what would change, changing nothing.
 	DryRun bool `json:"dry_run,omitempty"`
@@ -3198,44 +2946,9 @@ func newMailMarkArgs() *MailMarkArgs {
 	}
 }
 
-// MailJunkArgs holds the arguments of the mail_junk tool.
-type MailJunkArgs struct {
-	// The messages, by id.
-	IDs []string `json:"ids,omitempty"`
-	// Instead of ids: a search, in mail_search's language.
-	Query *string `json:"query,omitempty"`
-	// true: report them as not junk.
-	Not bool `json:"not,omitempty"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newMailJunkArgs() *MailJunkArgs {
-	return &MailJunkArgs{
-		Not:    false,
-		DryRun: false,
-	}
-}
-
-// MailDeleteArgs holds the arguments of the mail_delete tool.
-type MailDeleteArgs struct {
-	// The messages, by id.
-	IDs []string `json:"ids,omitempty"`
-	// Instead of ids: a search, in mail_search's language.
-	Query *string `json:"query,omitempty"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newMailDeleteArgs() *MailDeleteArgs {
-	return &MailDeleteArgs{
-		DryRun: false,
-	}
-}
-
 // MailUndoArgs holds the arguments of the mail_undo tool.
 type MailUndoArgs struct {
-	// The action to undo: its action_id.
+	// An action_id (a…), or a backup to restore (b…).
 	ID string `json:"id" jsonschema:"required"`
 	// Only show what would change, changing nothing.
 	DryRun bool `json:"dry_run,omitempty"`
@@ -3251,7 +2964,11 @@ func newMailUndoArgs() *MailUndoArgs {
 type MailActionsArgs struct {
 	// One action (or dry run): page through its rows.
 	ActionID *string `json:"action_id,omitempty"`
-	// How many actions (or rows) at most.
+	// true: list the backups of deleted mail instead.
+	Backups bool `json:"backups,omitempty"`
+	// With backups: only this account's.
+	Account *string `json:"account,omitempty"`
+	// How many actions, rows or backups at most.
 	Limit int `json:"limit,omitempty"`
 	// The next_cursor of the previous page.
 	Cursor *string `json:"cursor,omitempty"`
@@ -3259,37 +2976,8 @@ type MailActionsArgs struct {
 
 func newMailActionsArgs() *MailActionsArgs {
 	return &MailActionsArgs{
-		Limit: 20,
-	}
-}
-
-// MailBackupsArgs holds the arguments of the mail_backups tool.
-type MailBackupsArgs struct {
-	// Only this account's backups.
-	Account *string `json:"account,omitempty"`
-	// How many backups at most.
-	Limit int `json:"limit,omitempty"`
-	// The next_cursor of the previous page.
-	Cursor *string `json:"cursor,omitempty"`
-}
-
-func newMailBackupsArgs() *MailBackupsArgs {
-	return &MailBackupsArgs{
-		Limit: 20,
-	}
-}
-
-// MailBackupRestoreArgs holds the arguments of the mail_backup_restore tool.
-type MailBackupRestoreArgs struct {
-	// The backup, from mail_backups.
-	ID string `json:"id" jsonschema:"required"`
-	// Only show what would change, changing nothing.
-	DryRun bool `json:"dry_run,omitempty"`
-}
-
-func newMailBackupRestoreArgs() *MailBackupRestoreArgs {
-	return &MailBackupRestoreArgs{
-		DryRun: false,
+		Backups: false,
+		Limit:   20,
 	}
 }
 
@@ -3535,8 +3223,8 @@ func newRulesPushCommitArgs() *RulesPushCommitArgs {
 	return &RulesPushCommitArgs{}
 }
 
-// Account: A configured account (mail, calendars, tasks or contacts), without any secret.
-type Account struct {
+// AccountStatus: A configured account (mail, calendars, tasks or contacts) and the state of its local copy, without any secret.
+type AccountStatus struct {
 	// The account's name.
 	Name string `json:"name" post:"line"`
 	// What kind of account it is, which says where its mail, calendars, tasks or contacts come from.
@@ -3557,28 +3245,10 @@ type Account struct {
 	LastSync string `json:"last_sync,omitempty" post:"line"`
 	// Messages in the local store.
 	Messages *int `json:"messages,omitempty"`
-}
-
-// AccountStatus: An account and the state of its local copy.
-type AccountStatus struct {
-	// The account's name.
-	Name string `json:"name" post:"line"`
-	// What kind of account it is, which says where its mail, calendars, tasks or contacts come from.
-	Kind string `json:"kind" post:"line"`
-	// When it last synced (RFC 3339, UTC); absent if never.
-	LastSync string `json:"last_sync,omitempty" post:"line"`
-	// Messages in the local store.
-	Messages *int `json:"messages,omitempty"`
 	// Why the last sync failed, if it did.
 	LastError string `json:"last_error,omitempty" post:"line"`
 	// What the syncs skipped or changed of single items (an event, a contact, a message, a file), one sentence each naming the item, kept until it syncs cleanly; absent when none.
 	Warnings []string `json:"warnings,omitempty" post:"line"`
-}
-
-// AccountsResult: The accounts this connection may see.
-type AccountsResult struct {
-	// One row per account.
-	Accounts []Account `json:"accounts"`
 }
 
 // ActionInfo: One action of the log.
@@ -3603,13 +3273,15 @@ type ActionInfo struct {
 	Undoes string `json:"undoes,omitempty" post:"own"`
 }
 
-// ActionList: A page of the action log, or of one action's rows.
+// ActionList: A page of the action log, of one action's rows, or of the backups.
 type ActionList struct {
-	// The actions, newest first (with action_id: that one).
+	// The actions, newest first (with action_id: that one; with backups: none).
 	Actions []ActionInfo `json:"actions"`
 	// With action_id: a page of its rows, in order.
 	Messages []ActionRow `json:"messages,omitempty"`
-	// Rows of this page kept from agents by the person's projects.
+	// With backups: a page of them, newest first.
+	Backups []BackupInfo `json:"backups,omitempty"`
+	// Rows of this page (or backups of the account) kept from agents by the person's projects.
 	LeftOut *int `json:"left_out,omitempty"`
 	// Pass as cursor for the next page; absent on the last.
 	NextCursor string `json:"next_cursor,omitempty" post:"own"`
@@ -3635,7 +3307,7 @@ type ActionResult struct {
 	Messages []ActionRow `json:"messages"`
 	// With action_id, mail_actions' cursor for the other rows.
 	NextCursor string `json:"next_cursor,omitempty" post:"own"`
-	// mail_delete: backups kept.
+	// A move to trash: backups kept.
 	Backups *int `json:"backups,omitempty"`
 }
 
@@ -3735,7 +3407,7 @@ type Attendee struct {
 
 // BackupInfo: A backup of a deleted message.
 type BackupInfo struct {
-	// Its id, as mail_backup_restore takes it.
+	// Its id, as mail_undo takes it to restore it.
 	Backup string `json:"backup" post:"own"`
 	// Its account.
 	Account string `json:"account" post:"line"`
@@ -3749,16 +3421,6 @@ type BackupInfo struct {
 	Saved string `json:"saved" post:"own"`
 	// Bytes.
 	Size int `json:"size"`
-}
-
-// BackupList: A page of backups.
-type BackupList struct {
-	// The backups, newest first.
-	Backups []BackupInfo `json:"backups"`
-	// Pass as cursor for the next page; absent on the last.
-	NextCursor string `json:"next_cursor,omitempty" post:"own"`
-	// Backups kept from agents by the person's projects (counted over the account).
-	LeftOut *int `json:"left_out,omitempty"`
 }
 
 // BusyPeriod: A period the person is busy.

@@ -38,7 +38,7 @@ import (
 )
 
 var (
-	actionsMode     = flag.Bool("actions", false, "measure a query "+generated.ToolMailArchive+" of newsletters and its "+generated.ToolMailUndo+" against a plain IMAP client moving the same mail (see BENCHMARKS.md)")
+	actionsMode     = flag.Bool("actions", false, "measure a query "+generated.ToolMailMove+" to archive of newsletters and its "+generated.ToolMailUndo+" against a plain IMAP client moving the same mail (see BENCHMARKS.md)")
 	actionsMessages = flag.Int("actions-messages", 500, "-actions: newsletters from one sender in INBOX (1 to 500, what one query may act on)")
 	actionsOther    = flag.Int("actions-other", 200, "-actions: other messages in INBOX, from other senders")
 	actionsReps     = flag.Int("actions-reps", 5, "-actions: timed repetitions of each measure")
@@ -74,8 +74,8 @@ type actionsReport struct {
 		MoveBack summary `json:"move_back"` // on the same connection: SELECT Archive, UID SEARCH FROM, UID MOVE to INBOX
 	} `json:"reference"`
 	Postern struct {
-		DryRun  summary `json:"dry_run"` // mail_archive dry_run:true
-		Archive summary `json:"archive"` // mail_archive
+		DryRun  summary `json:"dry_run"` // mail_move to archive, dry_run:true
+		Archive summary `json:"archive"` // mail_move to archive
 		Undo    summary `json:"undo"`    // mail_undo of that archive
 	} `json:"postern"`
 	Ratios struct {
@@ -425,20 +425,20 @@ func outcomes(a actionAnswer) map[string]int {
 }
 
 func (e *actionsEnv) dryRun(k *toolCaller, n int) time.Duration {
-	d, a := act(k, generated.ToolMailArchive, map[string]any{"query": e.query, "dry_run": true})
+	d, a := act(k, generated.ToolMailMove, map[string]any{"query": e.query, "to": "archive", "dry_run": true})
 	sc := a.Result.StructuredContent
 	// The answer shows the first rows (at most 20); the others are paged with mail_actions.
 	if !sc.DryRun || sc.Changed != n || outcomes(a)["moved"] != min(n, shownRows) {
-		fail(fmt.Errorf("%s dry_run answered dry_run=%v changed=%d, outcomes %v; want dry_run=true, changed=%d, %d rows moved", generated.ToolMailArchive, sc.DryRun, sc.Changed, outcomes(a), n, min(n, shownRows)))
+		fail(fmt.Errorf("%s dry_run answered dry_run=%v changed=%d, outcomes %v; want dry_run=true, changed=%d, %d rows moved", generated.ToolMailMove, sc.DryRun, sc.Changed, outcomes(a), n, min(n, shownRows)))
 	}
 	return d
 }
 
 func (e *actionsEnv) archive(k *toolCaller, n int) (time.Duration, string, int) {
-	d, a, size := actSized(k, generated.ToolMailArchive, map[string]any{"query": e.query})
+	d, a, size := actSized(k, generated.ToolMailMove, map[string]any{"query": e.query, "to": "archive"})
 	sc := a.Result.StructuredContent
 	if sc.DryRun || sc.Changed != n || sc.ActionID == "" || outcomes(a)["moved"] != min(n, shownRows) {
-		fail(fmt.Errorf("%s answered changed=%d action_id=%q dry_run=%v, outcomes %v; want changed=%d, one action id, %d rows moved", generated.ToolMailArchive, sc.Changed, sc.ActionID, sc.DryRun, outcomes(a), n, min(n, shownRows)))
+		fail(fmt.Errorf("%s answered changed=%d action_id=%q dry_run=%v, outcomes %v; want changed=%d, one action id, %d rows moved", generated.ToolMailMove, sc.Changed, sc.ActionID, sc.DryRun, outcomes(a), n, min(n, shownRows)))
 	}
 	return d, sc.ActionID, size
 }
@@ -506,8 +506,8 @@ func (r *actionsReport) print(w io.Writer) {
 	}
 	row("reference move (login, SELECT, UID SEARCH FROM, UID MOVE)", r.Reference.Move)
 	row("reference move back (SELECT Archive, UID SEARCH, UID MOVE)", r.Reference.MoveBack)
-	row(generated.ToolMailArchive+` {"query":"`+r.Query+`","dry_run":true}`, r.Postern.DryRun)
-	row(generated.ToolMailArchive+` {"query":"`+r.Query+`"}`, r.Postern.Archive)
+	row(generated.ToolMailMove+` {"query":"`+r.Query+`","to":"archive","dry_run":true}`, r.Postern.DryRun)
+	row(generated.ToolMailMove+` {"query":"`+r.Query+`","to":"archive"}`, r.Postern.Archive)
 	row(generated.ToolMailUndo+` {"id":…}`, r.Postern.Undo)
 	x := r.Ratios
 	fmt.Fprintf(w, "ratios of medians: postern archive / reference move %.2fx; postern undo / reference move %.2fx (/ reference move back %.2fx); undo / archive %.2fx; dry run / reference move %.2fx\n",

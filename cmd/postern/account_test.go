@@ -180,9 +180,9 @@ func TestMailSyncTool(t *testing.T) {
 	if row["messages"] != float64(n) || row["last_sync"] == nil {
 		t.Fatalf("status after sync: %v", row)
 	}
-	text := callText(result(t, s.rpc(3, "tools/call", map[string]any{"name": "accounts"})))
-	if strings.Contains(text, u.Password) || !strings.Contains(text, "messages: 120") {
-		t.Fatalf("accounts: %q", text)
+	text := callText(result(t, s.rpc(3, "tools/call", map[string]any{"name": "status"})))
+	if strings.Contains(text, u.Password) || !strings.Contains(text, "messages: 120") || !strings.Contains(text, u.Name) {
+		t.Fatalf("status: %q", text)
 	}
 	// A second mail_sync finds nothing new.
 	r = result(t, s.rpc(4, "tools/call", map[string]any{"name": "mail_sync", "arguments": map[string]any{"account": "work"}}))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -205,18 +206,18 @@ func TestActionsDryRunActUndo(t *testing.T) {
 		outcome string
 		check   func(row string) bool // the server's row of the message after the act
 	}{
-		{"mail_archive", map[string]any{"ids": []string{news1}}, news1, "news1@example.test", "Archive", "moved", nil},
+		{"mail_move", map[string]any{"ids": []string{news1}, "to": "archive"}, news1, "news1@example.test", "Archive", "moved", nil},
 		{"mail_move", map[string]any{"ids": []string{news2}, "to": "receipts"}, news2, "news2@example.test", "Receipts", "moved", nil},
 		{"mail_mark", map[string]any{"ids": []string{note}, "how": "unread"}, note, "note@example.test", "", "marked",
 			func(r string) bool { return !strings.Contains(r, `\Seen`) }},
 		{"mail_mark", map[string]any{"ids": []string{news1}, "how": "flagged"}, news1, "news1@example.test", "", "marked",
 			func(r string) bool { return strings.Contains(r, `\Flagged`) }},
-		{"mail_junk", map[string]any{"query": `subject:"Newsletter 3"`}, "", "news3@example.test", "Junk", "moved",
+		{"mail_move", map[string]any{"query": `subject:"Newsletter 3"`, "to": "junk"}, "", "news3@example.test", "Junk", "moved",
 			func(r string) bool { return strings.Contains(r, "$Junk") }},
-		{"mail_delete", map[string]any{"ids": []string{note}}, note, "note@example.test", "Trash", "moved", nil},
+		{"mail_move", map[string]any{"ids": []string{note}, "to": "trash"}, note, "note@example.test", "Trash", "moved", nil},
 	}
 	for _, c := range cases {
-		t.Run(c.tool, func(t *testing.T) {
+		t.Run(fmt.Sprint(c.tool, " ", c.args["to"], c.args["how"]), func(t *testing.T) {
 			before, beforeStore := b.serverState(t), b.storeDump(t)
 			from := ""
 			for f, rows := range before {
@@ -266,10 +267,10 @@ func TestActionsDryRunActUndo(t *testing.T) {
 			if got := folderOf(t, cs, id); got != where {
 				t.Fatalf("after a sync the store lists %s in %q, not %s (the id must not change)", id, got, where)
 			}
-			if c.tool == "mail_delete" {
-				sc, _, _ := call(t, cs, "mail_backups", map[string]any{})
+			if c.args["to"] == "trash" {
+				sc, _, _ := call(t, cs, "mail_actions", map[string]any{"backups": true})
 				if bs := sc["backups"].([]any); len(bs) != 1 || bs[0].(map[string]any)["folder"] != from {
-					t.Fatalf("mail_backups: %v", sc)
+					t.Fatalf("mail_actions backups: %v", sc)
 				}
 			}
 
@@ -330,11 +331,21 @@ func TestDeleteRestoredFromBackup(t *testing.T) {
 	cs := b.connect(t, "read,mail:modify")
 	note := messageID(t, cs, `subject:"A note"`)
 	before := b.serverState(t)
-	sc, text, isErr := call(t, cs, "mail_delete", map[string]any{"ids": []string{note}})
+	sc, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{note}, "to": "trash"})
 	if isErr {
 		t.Fatalf("delete: %s", text)
 	}
 	action := sc["action_id"].(string)
+	// mail_actions lists the backup with backups: true, one account's with account.
+	sc, text, isErr = call(t, cs, "mail_actions", map[string]any{"backups": true, "account": "work"})
+	if bs, _ := sc["backups"].([]any); isErr || len(bs) != 1 || bs[0].(map[string]any)["subject"] != "A note" {
+		t.Fatalf("mail_actions backups: %s", text)
+	}
+	for _, args := range []map[string]any{{"account": "work"}, {"backups": true, "action_id": action}} {
+		if _, text, isErr := call(t, cs, "mail_actions", args); !isErr || !strings.Contains(text, "backups") {
+			t.Fatalf("mail_actions %v: %v %s", args, isErr, text)
+		}
+	}
 	files, _ := filepath.Glob(filepath.Join(b.data, "postern", "backups", "work", "*.eml"))
 	if len(files) != 1 {
 		t.Fatalf("backups: %v", files)
@@ -380,8 +391,8 @@ func TestActionsWithoutMoveOrUIDPlus(t *testing.T) {
 			cs := b.connect(t, "read,mail:modify")
 			id := messageID(t, cs, `subject:"Newsletter 1"`)
 			before := b.serverState(t)
-			for _, tool := range []string{"mail_archive", "mail_delete"} {
-				sc, text, isErr := call(t, cs, tool, map[string]any{"ids": []string{id}})
+			for _, tool := range []string{"archive", "trash"} {
+				sc, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{id}, "to": tool})
 				if !c.works {
 					if !isErr || !strings.Contains(text, "plain EXPUNGE") {
 						t.Fatalf("%s: %s", tool, text)
@@ -416,7 +427,7 @@ func TestArchive500ByQuery(t *testing.T) {
 	b.sync(t)
 	cs := b.connect(t, "read,mail:modify")
 	start := time.Now()
-	sc, text, isErr := call(t, cs, "mail_archive", map[string]any{"query": "from:news@example.test"})
+	sc, text, isErr := call(t, cs, "mail_move", map[string]any{"query": "from:news@example.test", "to": "archive"})
 	took := time.Since(start)
 	if isErr || sc["changed"] != float64(500) {
 		t.Fatalf("archive: %.300s", text)
@@ -431,7 +442,7 @@ func TestArchive500ByQuery(t *testing.T) {
 		t.Fatalf("INBOX holds %d messages after the undo, not 501", n)
 	}
 	t.Logf("500 messages: archive %v, undo %v", took.Round(time.Millisecond), undoTook.Round(time.Millisecond))
-	if _, text, isErr := call(t, cs, "mail_archive", map[string]any{"query": "from:news@example.test OR subject:note"}); !isErr || !strings.Contains(text, "more than 500") {
+	if _, text, isErr := call(t, cs, "mail_move", map[string]any{"query": "from:news@example.test OR subject:note", "to": "archive"}); !isErr || !strings.Contains(text, "more than 500") {
 		t.Fatalf("501 messages: %s", text)
 	}
 }
@@ -444,7 +455,7 @@ func TestArchiveFolderSetting(t *testing.T) {
 	cs := b.connect(t, "read,mail:modify")
 	id := messageID(t, cs, `subject:"Newsletter 1"`)
 	before := b.serverState(t)
-	if _, text, isErr := call(t, cs, "mail_archive", map[string]any{"ids": []string{id}}); !isErr || !strings.Contains(text, "archive_folder") {
+	if _, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{id}, "to": "archive"}); !isErr || !strings.Contains(text, "archive_folder") {
 		t.Fatalf("archive with no Archive folder: %s", text)
 	}
 	if got := b.serverState(t); fmt.Sprint(got) != fmt.Sprint(before) {
@@ -453,7 +464,7 @@ func TestArchiveFolderSetting(t *testing.T) {
 	cfg, _ := os.ReadFile(b.cfg)
 	os.WriteFile(b.cfg, append(cfg, "archive_folder = \"Receipts\"\n"...), 0o600)
 	time.Sleep(1100 * time.Millisecond)
-	sc, text, isErr := call(t, cs, "mail_archive", map[string]any{"ids": []string{id}})
+	sc, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{id}, "to": "archive"})
 	if isErr || rowsOf(t, sc)[0]["to"] != "Receipts" || !has(b.serverState(t)["Receipts"], "news1@example.test") {
 		t.Fatalf("archive with archive_folder: %s", text)
 	}
@@ -465,7 +476,7 @@ func TestActionsFromTerminal(t *testing.T) {
 	b := newActionBox(t, imaptest.Start(t), "")
 	cs := b.connect(t, "read,mail:modify")
 	id := messageID(t, cs, `subject:"Newsletter 2"`)
-	sc, text, isErr := call(t, cs, "mail_archive", map[string]any{"ids": []string{id}})
+	sc, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{id}, "to": "archive"})
 	if isErr {
 		t.Fatalf("archive: %s", text)
 	}
@@ -519,23 +530,31 @@ func TestActionAnswersValidate(t *testing.T) {
 	schemas := outputSchemas(t, cs)
 	news := func(n int) []string { return []string{messageID(t, cs, fmt.Sprintf(`subject:"Newsletter %d"`, n))} }
 	var lastAction, backup string
-	order := []string{"mail_archive", "mail_move", "mail_mark", "mail_junk", "mail_delete", "mail_undo", "mail_backup_restore", "rules_apply_existing"}
-	args := map[string]func() map[string]any{
-		"rules_apply_existing": func() map[string]any {
-			os.WriteFile(filepath.Join(filepath.Dir(b.cfg), "rules.toml"), []byte("[[rules]]\nname = \"Flag news\"\nstate = \"enabled\"\nmatch = { from = \"news@\" }\nactions = [{ do = \"unflag\" }]\n"), 0o600)
-			return map[string]any{"name": "Flag news", "folder": "Archive"}
-		},
-		"mail_archive": func() map[string]any { return map[string]any{"ids": news(1)} },
-		"mail_move":    func() map[string]any { return map[string]any{"ids": news(2), "to": "Receipts"} },
-		"mail_mark":    func() map[string]any { return map[string]any{"query": "from:news", "how": "flagged"} },
-		"mail_junk":    func() map[string]any { return map[string]any{"ids": news(3)} },
-		"mail_delete":  func() map[string]any { return map[string]any{"query": `subject:"A note"`} },
-		"mail_undo":    func() map[string]any { return map[string]any{"id": lastAction} },
-		"mail_backup_restore": func() map[string]any {
-			sc, _, _ := call(t, cs, "mail_backups", map[string]any{})
+	type step struct {
+		tool string
+		args func() map[string]any
+	}
+	order := []step{
+		{"mail_move", func() map[string]any { return map[string]any{"ids": news(1), "to": "archive"} }},
+		{"mail_move", func() map[string]any { return map[string]any{"ids": news(2), "to": "Receipts"} }},
+		{"mail_mark", func() map[string]any { return map[string]any{"query": "from:news", "how": "flagged"} }},
+		{"mail_move", func() map[string]any { return map[string]any{"ids": news(3), "to": "junk"} }},
+		{"mail_move", func() map[string]any { return map[string]any{"ids": news(3), "to": "not_junk"} }},
+		{"mail_move", func() map[string]any { return map[string]any{"query": `subject:"A note"`, "to": "trash"} }},
+		{"mail_undo", func() map[string]any { return map[string]any{"id": lastAction} }},
+		{"mail_undo", func() map[string]any { // a backup's id: it is restored
+			sc, _, _ := call(t, cs, "mail_actions", map[string]any{"backups": true})
 			backup = sc["backups"].([]any)[0].(map[string]any)["backup"].(string)
 			return map[string]any{"id": backup}
-		},
+		}},
+		{"rules_apply_existing", func() map[string]any {
+			os.WriteFile(filepath.Join(filepath.Dir(b.cfg), "rules.toml"), []byte("[[rules]]\nname = \"Flag news\"\nstate = \"enabled\"\nmatch = { from = \"news@\" }\nactions = [{ do = \"unflag\" }]\n"), 0o600)
+			return map[string]any{"id": "Flag news", "folder": "Archive"}
+		}},
+	}
+	tested := map[string]bool{}
+	for _, o := range order {
+		tested[o.tool] = true
 	}
 	n := 0
 	for _, spec := range generated.Tools {
@@ -546,16 +565,16 @@ func TestActionAnswersValidate(t *testing.T) {
 		}
 		if spec.Effect == generated.EffectReversible {
 			n++
-			if args[spec.Name] == nil {
+			if !tested[spec.Name] {
 				t.Errorf("%s is a new tool of effect reversible: add its arguments to this test", spec.Name)
 			}
 		}
 	}
-	if n != len(order) {
-		t.Fatalf("%d reversible tools in the registry, %d in this test", n, len(order))
+	if n != len(tested) {
+		t.Fatalf("%d reversible tools in the registry, %d in this test", n, len(tested))
 	}
-	for _, name := range order {
-		a := args[name]()
+	for _, o := range order {
+		name, a := o.tool, o.args()
 		for _, dry := range []bool{true, false} {
 			sc, text, isErr := call(t, cs, name, with(a, "dry_run", dry))
 			if isErr {
@@ -587,7 +606,7 @@ func TestUndoChainNewestFirst(t *testing.T) {
 	for _, step := range []struct {
 		tool string
 		args map[string]any
-	}{{"mail_archive", map[string]any{"ids": ids}}, {"mail_move", map[string]any{"ids": ids, "to": "Trash"}}} {
+	}{{"mail_move", map[string]any{"ids": ids, "to": "archive"}}, {"mail_move", map[string]any{"ids": ids, "to": "Trash"}}} {
 		sc, text, isErr := call(t, cs, step.tool, with(step.args, "dry_run", false))
 		if isErr {
 			t.Fatalf("%s: %s", step.tool, text)
@@ -618,4 +637,77 @@ func stripSizes(rows []string) []string {
 		out = append(out, r)
 	}
 	return out
+}
+
+// TestMoveWords: mail_move's to takes the words of the special folders, not_junk among
+// them, and a folder called exactly like a word stays reachable by that name.
+func TestMoveWords(t *testing.T) {
+	b := newActionBoxWith(t, imaptest.Start(t), "", []string{"Archive", "Junk", "Trash", "junk"})
+	cs := b.connect(t, "read,mail:modify")
+	news1 := messageID(t, cs, `subject:"Newsletter 1"`)
+	news2 := messageID(t, cs, `subject:"Newsletter 2"`)
+
+	// "junk" is a folder of its own here, not the Junk folder: a plain move, no report.
+	sc, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{news1}, "to": "junk"})
+	if isErr || sc["action"] != "move to junk" || rowsOf(t, sc)[0]["to"] != "junk" {
+		t.Fatalf("move to the folder junk: %s", text)
+	}
+	after := b.serverState(t)
+	if !has(after["junk"], "news1@example.test") || has(after["Junk"], "news1@example.test") || strings.Contains(rowOf(after["junk"], "news1@example.test"), "$Junk") {
+		t.Fatalf("to: junk with a folder named junk: %v", after)
+	}
+
+	// not_junk: out of Junk, back to INBOX, reported as not junk; undo puts it back.
+	if _, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{news2}, "to": "Junk"}); isErr {
+		t.Fatalf("move to Junk: %s", text)
+	}
+	before := b.serverState(t)
+	sc, text, isErr = call(t, cs, "mail_move", map[string]any{"ids": []string{news2}, "to": "not_junk"})
+	if isErr || sc["action"] != "not junk" || rowsOf(t, sc)[0]["to"] != "INBOX" {
+		t.Fatalf("not_junk: %s", text)
+	}
+	after = b.serverState(t)
+	if r := rowOf(after["INBOX"], "news2@example.test"); !strings.Contains(r, "$NotJunk") {
+		t.Fatalf("not_junk: in INBOX the message is %q: %v", r, after)
+	}
+	if _, text, isErr := call(t, cs, "mail_undo", map[string]any{"id": sc["action_id"]}); isErr {
+		t.Fatalf("undo of not_junk: %s", text)
+	}
+	if got := b.serverState(t); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("the undo of not_junk did not put the server back:\nbefore %v\nafter  %v", before, got)
+	}
+	out, errOut, code := runCLI(t, b.env, "actions", "--config", b.cfg)
+	if code != 0 || !strings.Contains(out, "not junk") || !strings.Contains(out, "move to junk") {
+		t.Fatalf("postern actions does not say the verbs: exit %d\n%s%s", code, out, errOut)
+	}
+
+	// A word spelt otherwise is a folder's name, and no such folder is refused.
+	if _, text, isErr := call(t, cs, "mail_move", map[string]any{"ids": []string{news2}, "to": "NOT_JUNK"}); !isErr || !strings.Contains(text, "NOT_JUNK") {
+		t.Fatalf("to: NOT_JUNK: %v %s", isErr, text)
+	}
+}
+
+// TestMergedToolsNameTheirReplacement: a call to a tool merged into another (an allow-list
+// written before) is answered with the replacement's name, and changes nothing.
+func TestMergedToolsNameTheirReplacement(t *testing.T) {
+	b := newActionBox(t, imaptest.Start(t), "")
+	cs := b.connect(t, allScopes())
+	news1 := messageID(t, cs, `subject:"Newsletter 1"`)
+	before := b.serverState(t)
+	for old, now := range map[string]string{"mail_archive": "mail_move", "mail_junk": "mail_move", "mail_delete": "mail_move",
+		"mail_backup_restore": "mail_undo", "mail_backups": "mail_actions", "accounts": "status"} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: old, Arguments: map[string]any{"ids": []string{news1}, "to": "trash"}})
+		var text string
+		if err != nil {
+			text = err.Error()
+		} else if len(res.Content) > 0 {
+			text = res.Content[0].(*mcp.TextContent).Text
+		}
+		if (err == nil && !res.IsError) || !strings.Contains(text, "replaced by "+now) {
+			t.Errorf("%s answered %q; want an error naming %s", old, text, now)
+		}
+	}
+	if got := b.serverState(t); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("a call of an old name changed the server:\n%v\n%v", before, got)
+	}
 }

@@ -146,7 +146,7 @@ func TestArchive400SmallAnswers(t *testing.T) {
 		}
 	}
 
-	sc, text, isErr := call(t, cs, "mail_archive", map[string]any{"query": "from:letters@news.example", "dry_run": true})
+	sc, text, isErr := call(t, cs, "mail_move", map[string]any{"query": "from:letters@news.example", "to": "archive", "dry_run": true})
 	if isErr || sc["dry_run"] != true {
 		t.Fatalf("dry run: %.500s", text)
 	}
@@ -159,7 +159,7 @@ func TestArchive400SmallAnswers(t *testing.T) {
 		t.Errorf("mail_undo of a dry run's rows: %v %s", isErr, text)
 	}
 
-	sc, text, isErr = call(t, cs, "mail_archive", map[string]any{"query": "from:letters@news.example"})
+	sc, text, isErr = call(t, cs, "mail_move", map[string]any{"query": "from:letters@news.example", "to": "archive"})
 	if isErr || sc["dry_run"] != nil {
 		t.Fatalf("archive: %.500s", text)
 	}

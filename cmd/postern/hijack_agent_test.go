@@ -447,10 +447,13 @@ func (a *hjAgent) carryOut(in hjInstr) {
 // readAll reads everything the grant allows, noting what it read; the resources too when all.
 func (a *hjAgent) readAll(all bool) {
 	listed := func(name string) bool { _, ok := a.tools[name]; return ok }
-	for _, n := range []string{"status", "accounts", "docs", "now", "rules_list", "mail_actions", "mail_backups", "calendar_list", "mail_senders", "rules_coverage"} {
+	for _, n := range []string{"status", "docs", "now", "rules_list", "mail_actions", "calendar_list", "mail_senders", "rules_coverage"} {
 		if listed(n) {
 			a.call(n, nil)
 		}
+	}
+	if listed("mail_actions") {
+		a.call("mail_actions", map[string]any{"backups": true})
 	}
 	// Mail: every folder, every message, every part of it.
 	var ids []string

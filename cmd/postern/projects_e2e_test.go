@@ -422,7 +422,6 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				{generated.ToolNotesFind, map[string]any{"query": ""}},
 				{generated.ToolRulesCoverage, map[string]any{}},
 				{generated.ToolStatus, map[string]any{}},
-				{generated.ToolAccounts, map[string]any{}},
 				{generated.ToolNow, map[string]any{}},
 			} {
 				if _, text, isErr := v.call(c.tool, c.args); isErr {
@@ -452,7 +451,7 @@ func TestClosedProjectNeverShown(t *testing.T) {
 				{generated.ToolMailDraft, map[string]any{"id": ids.kept, "body": "Yes."}},
 				{generated.ToolMailDraft, map[string]any{"id": ids.reply, "body": "Yes."}},
 				{generated.ToolMailDraft, map[string]any{"to": []any{"lee@acme.example"}, "subject": "Hello", "body": "Hi."}},
-				{generated.ToolMailArchive, map[string]any{"ids": []any{ids.reply}}},
+				{generated.ToolMailMove, map[string]any{"ids": []any{ids.reply}, "to": "archive"}},
 				{generated.ToolMailMark, map[string]any{"ids": []any{ids.kept}, "how": "read"}},
 				{generated.ToolCalendarCreate, map[string]any{"summary": "Meeting", "start": time.Now().AddDate(0, 0, 3).Format("2006-01-02T15:04"), "calendar": h.acmeCal}},
 				{generated.ToolCalendarUpdate, map[string]any{"id": ids.tiedEvent, "summary": "Moved"}},

@@ -843,11 +843,11 @@ func TestPairAnswersValidate(t *testing.T) {
 			return map[string]any{"id": messageID(t, cs, `subject:"Weekly news"`)}
 		},
 		"mail_backups_purge": func() map[string]any {
-			// A backup older than the retention: mail_delete keeps one, then it is made old.
+			// A backup older than the retention: a move to trash keeps one, then it is made old.
 			mb.user.AddMessage(t, "Trash", []byte("From: x@example.test\r\nSubject: kept\r\nMessage-ID: <kept@example.test>\r\n\r\nKept.\r\n"), "S")
 			mb.sync(t)
-			if _, text, isErr := call(t, cs, "mail_delete", map[string]any{"query": "from:carol"}); isErr {
-				t.Fatalf("mail_delete: %s", text)
+			if _, text, isErr := call(t, cs, "mail_move", map[string]any{"query": "from:carol", "to": "trash"}); isErr {
+				t.Fatalf("mail_move to trash: %s", text)
 			}
 			ageBackups(t, mb.env)
 			return map[string]any{}

@@ -109,10 +109,10 @@ type Account struct {
 	// SMTPPasswordCmd prints the SMTP password when it is not the IMAP one
 	// (empty: PasswordCmd).
 	SMTPPasswordCmd string `toml:"smtp_password_cmd,omitempty"`
-	// ArchiveFolder is where mail_archive moves mail when the server marks no
+	// ArchiveFolder is where mail_move to archive moves mail when the server marks no
 	// folder \Archive (RFC 6154).
 	ArchiveFolder string `toml:"archive_folder,omitempty"`
-	// BackupDays is how long mail_delete's backups are kept before
+	// BackupDays is how long the backups of moves to trash are kept before
 	// mail_backups_purge may remove them (0: DefaultBackupDays).
 	BackupDays int `toml:"backup_retention_days,omitzero"`
 	// Sieve is the ManageSieve server (host:port, RFC 5804) that holds the account's

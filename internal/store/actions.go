@@ -558,7 +558,7 @@ func (s *Store) actions(ctx context.Context, where string, args ...any) ([]*Acti
 	return out, s.explain(rows.Err())
 }
 
-// Backup is a copy of a message kept before mail_delete changed the server.
+// Backup is a copy of a message kept before a move to trash changed the server.
 type Backup struct {
 	ID        int64
 	Account   string

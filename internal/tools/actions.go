@@ -19,8 +19,8 @@ import (
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// Acting on mail (mail_archive, mail_move, mail_mark, mail_junk, mail_delete,
-// mail_undo, mail_backup_restore). The rule the catalog's lint keeps: a change
+// Acting on mail (mail_move, with its words archive, junk, not_junk and trash;
+// mail_mark; mail_undo, which also restores a backup, backups.go). The rule the catalog's lint keeps: a change
 // postern can put back needs the scope, a dry run that changes nothing, and a
 // line in the action log with its undo; what cannot be undone is a
 // prepare/commit pair. A dry run reads only the store: it neither logs in nor
@@ -58,6 +58,9 @@ type plan struct {
 	dest        func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error)
 	add, remove []string // flags set before any move
 	backup      bool     // keep a backup of each message before changing anything
+	// perAccount, when set, gives the plan for the messages of one account (a word of
+	// mail_move means a different folder, or a folder, on each account).
+	perAccount func(ctx context.Context, st *store.Store, account string) (*plan, error)
 }
 
 // selectTargets turns ids or a query into the visible messages they name.
@@ -194,18 +197,61 @@ func (s *Service) roleDest(role, noun, setting string) func(context.Context, *st
 	}
 }
 
-// MailArchive implements mail_archive.
-func (s *Service) MailArchive(ctx context.Context, a *generated.MailArchiveArgs) (*generated.ActionResult, error) {
-	return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailArchive, what: "archive",
-		dest: s.roleDest(source.RoleArchive, "Archive", "archive_folder")})
+// The words mail_move's to takes besides a folder's name: each names an account's
+// special folder and does what moving there means. Only the lower-case spelling is a
+// word, and on an account with a folder of exactly that name which is not the special
+// folder, the name is that folder's (so every folder stays reachable).
+const (
+	toArchive = "archive"
+	toJunk    = "junk"
+	toNotJunk = "not_junk"
+	toTrash   = "trash"
+)
+
+// wordPlan is what a word of mail_move does on one account, or nil when to is no word.
+func (s *Service) wordPlan(word string) *plan {
+	switch word {
+	case toArchive:
+		return &plan{what: "archive", dest: s.roleDest(source.RoleArchive, "Archive", "archive_folder")}
+	case toJunk:
+		return &plan{what: "junk", add: []string{kwJunk}, remove: []string{kwNotJunk}, dest: s.roleDest(source.RoleJunk, "Junk", "")}
+	case toNotJunk:
+		return &plan{what: "not junk", add: []string{kwNotJunk}, remove: []string{kwJunk},
+			dest: func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
+				return st.FindFolder(ctx, t.Account, "INBOX")
+			}}
+	case toTrash:
+		return &plan{what: "delete", backup: true, dest: s.roleDest(source.RoleTrash, "Trash", "")}
+	}
+	return nil
 }
 
-// MailMove implements mail_move.
+// MailMove implements mail_move: to a folder, or with a word to an account's special
+// folder (archive; junk and not_junk, which report it; trash, a delete kept as a backup).
 func (s *Service) MailMove(ctx context.Context, a *generated.MailMoveArgs) (*generated.ActionResult, error) {
-	return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailMove, what: "move to " + a.To,
-		dest: func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
-			return st.FindFolder(ctx, t.Account, a.To)
-		}})
+	folder := func(name string) func(context.Context, *store.Store, *store.Target) (*store.FolderRef, error) {
+		return func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
+			return st.FindFolder(ctx, t.Account, name)
+		}
+	}
+	p := plan{tool: generated.ToolMailMove, what: "move to " + a.To, dest: folder(a.To)}
+	if w := s.wordPlan(a.To); w != nil {
+		p.perAccount = func(ctx context.Context, st *store.Store, account string) (*plan, error) {
+			f, err := st.FolderNamed(ctx, account, a.To)
+			if err != nil {
+				return nil, err
+			}
+			if f != nil {
+				// A folder called exactly like the word: it is the word's folder, or the one meant.
+				special, err := w.dest(ctx, st, &store.Target{Account: account})
+				if err != nil || special == nil || special.ID != f.ID {
+					return &plan{what: p.what, dest: folder(a.To)}, nil
+				}
+			}
+			return w, nil
+		}
+	}
+	return s.act(ctx, a.IDs, a.Query, a.DryRun, p)
 }
 
 // MailMark implements mail_mark.
@@ -222,25 +268,6 @@ func (s *Service) MailMark(ctx context.Context, a *generated.MailMarkArgs) (*gen
 		p.remove = []string{`\Flagged`}
 	}
 	return s.act(ctx, a.IDs, a.Query, a.DryRun, p)
-}
-
-// MailJunk implements mail_junk.
-func (s *Service) MailJunk(ctx context.Context, a *generated.MailJunkArgs) (*generated.ActionResult, error) {
-	if a.Not {
-		return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailJunk, what: "not junk",
-			add: []string{kwNotJunk}, remove: []string{kwJunk},
-			dest: func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
-				return st.FindFolder(ctx, t.Account, "INBOX")
-			}})
-	}
-	return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailJunk, what: "junk",
-		add: []string{kwJunk}, remove: []string{kwNotJunk}, dest: s.roleDest(source.RoleJunk, "Junk", "")})
-}
-
-// MailDelete implements mail_delete.
-func (s *Service) MailDelete(ctx context.Context, a *generated.MailDeleteArgs) (*generated.ActionResult, error) {
-	return s.act(ctx, a.IDs, a.Query, a.DryRun, plan{tool: generated.ToolMailDelete, what: "delete", backup: true,
-		dest: s.roleDest(source.RoleTrash, "Trash", "")})
 }
 
 // step is one message of an action with where it goes.
@@ -270,14 +297,34 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 			}
 		}
 	}
-	res := &generated.ActionResult{Action: p.what, Messages: []generated.ActionRow{}}
+	// Each account's plan (the same for all but with a word of mail_move) and destination.
+	plans := map[string]*plan{}
+	var whats []string
+	for _, acct := range targetAccounts(targets) {
+		ap := &p
+		if p.perAccount != nil {
+			if ap, err = p.perAccount(ctx, st, acct); err != nil {
+				return nil, err
+			}
+		}
+		plans[acct] = ap
+		if !slices.Contains(whats, ap.what) {
+			whats = append(whats, ap.what)
+		}
+	}
+	what := p.what
+	if len(whats) == 1 {
+		what = whats[0] // the verb the action did: archive, junk, delete…
+	}
+	res := &generated.ActionResult{Action: what, Messages: []generated.ActionRow{}}
 	var steps []*step
 	dests := map[string]*store.FolderRef{}
 	for _, t := range targets {
+		ap := plans[t.Account]
 		sp := &step{t: t, row: generated.ActionRow{ID: store.EncodeID(t.ID), From: t.Folder, Subject: t.Subject}}
-		if p.dest != nil {
+		if ap.dest != nil {
 			if dests[t.Account] == nil {
-				f, err := p.dest(ctx, st, t)
+				f, err := ap.dest(ctx, st, t)
 				if err != nil {
 					return nil, err // nothing has changed yet
 				}
@@ -289,8 +336,8 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 		switch {
 		case sp.dest != nil && sp.dest.ID == t.FolderID:
 			sp.row.Outcome, sp.row.Reason = outUnchanged, "already in "+sp.dest.Name
-		case sp.dest == nil && withFlags(t.Flags, p.add, p.remove) == t.Flags:
-			sp.row.Outcome, sp.row.Reason = outUnchanged, "already "+strings.TrimPrefix(p.what, "mark ")
+		case sp.dest == nil && withFlags(t.Flags, ap.add, ap.remove) == t.Flags:
+			sp.row.Outcome, sp.row.Reason = outUnchanged, "already "+strings.TrimPrefix(ap.what, "mark ")
 		case sp.dest != nil:
 			sp.row.Outcome = outMoved
 		default:
@@ -298,7 +345,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 		}
 		steps = append(steps, sp)
 	}
-	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: p.what, Client: clientName(ctx), Accounts: targetAccounts(targets)}
+	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: what, Client: clientName(ctx), Accounts: targetAccounts(targets)}
 	if dryRun {
 		res.DryRun = ptr(true)
 		if err := s.shortAnswer(ctx, st, res, stepRows(steps), log); err != nil {
@@ -335,7 +382,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 		c, err := s.session(ctx, sessions, k[0])
 		if err == nil {
 			var n int
-			n, err = s.actOnFolder(ctx, st, c, group, p, log)
+			n, err = s.actOnFolder(ctx, st, c, group, *plans[k[0]], log)
 			backups += n
 		}
 		if err != nil {
@@ -352,8 +399,10 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 		// Nothing changed anywhere: the reason is the answer, not a row of it.
 		return nil, firstErr
 	}
-	if p.backup {
-		res.Backups = ptr(backups)
+	for _, ap := range plans {
+		if ap.backup {
+			res.Backups = ptr(backups)
+		}
 	}
 	if len(log.Items) > 0 {
 		log.Count = len(log.Items)

@@ -232,8 +232,17 @@ func itemRows(act *store.Action) []store.LoggedRow {
 	return out
 }
 
-// MailActions implements mail_actions: the log, or with action_id a page of one action's rows.
+// MailActions implements mail_actions: the log, with action_id a page of one action's rows,
+// or with backups a page of the kept backups (backups.go).
 func (s *Service) MailActions(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
+	switch {
+	case a.Backups && a.ActionID != nil:
+		return nil, errors.New("give either backups or action_id, not both: an action's rows are not backups")
+	case a.Backups:
+		return s.backupList(ctx, a)
+	case a.Account != nil:
+		return nil, errors.New("account chooses whose backups are listed; add backups: true (the action log covers every account)")
+	}
 	if a.ActionID != nil {
 		return s.actionRows(ctx, *a.ActionID, a.Cursor, a.Limit)
 	}

@@ -12,8 +12,9 @@ import (
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// MailBackups implements mail_backups.
-func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs) (*generated.BackupList, error) {
+// backupList is mail_actions with backups: a page of the kept backups of deleted
+// mail, newest first.
+func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
 	accts, err := s.scopeAccounts(a.Account)
 	if err != nil {
 		return nil, err
@@ -53,9 +54,9 @@ func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs)
 		}
 		bs = shown[:min(len(shown), a.Limit+1)]
 	}
-	res := &generated.BackupList{Backups: []generated.BackupInfo{}, LeftOut: nonZero(leftOut)}
+	res := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}, LeftOut: nonZero(leftOut)}
 	// A page ends at limit backups or about SmallAnswer bytes, whichever comes first.
-	empty := &generated.BackupList{Backups: []generated.BackupInfo{}}
+	empty := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}}
 	budget := SmallAnswer - AnswerSize(res)
 	for i, b := range bs {
 		if i == a.Limit {
@@ -67,7 +68,7 @@ func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs)
 		if b.From != "" {
 			info.From = shorten(b.From, shownString)
 		}
-		c := AnswerSize(&generated.BackupList{Backups: []generated.BackupInfo{info}}) - AnswerSize(empty)
+		c := AnswerSize(&generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{info}}) - AnswerSize(empty)
 		if c > budget && i > 0 {
 			res.NextCursor = encodeCursor(bs[i-1].ID)
 			break
@@ -80,7 +81,7 @@ func (s *Service) MailBackups(ctx context.Context, a *generated.MailBackupsArgs)
 
 func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.Backup, error) {
 	n, ok := store.DecodeBackupID(id)
-	notFound := fmt.Errorf("there is no backup %s; %s lists them", id, generated.ToolMailBackups)
+	notFound := fmt.Errorf("there is no backup %s; %s with backups: true lists them", id, generated.ToolMailActions)
 	if !ok {
 		if acc, err := s.access(ctx); err != nil {
 			return nil, nil, err
@@ -115,8 +116,10 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 	return st, b, nil
 }
 
-// MailBackupRestore implements mail_backup_restore.
-func (s *Service) MailBackupRestore(ctx context.Context, a *generated.MailBackupRestoreArgs) (*generated.ActionResult, error) {
+// restoreAction is mail_undo given a backup's id: the backed-up message goes back
+// into the folder it was deleted from (INBOX when that is gone), as an action of
+// its own, which mail_undo given its action_id removes again.
+func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) (*generated.ActionResult, error) {
 	st, b, err := s.backup(ctx, a.ID)
 	if err != nil {
 		return nil, err
@@ -150,7 +153,7 @@ func (s *Service) MailBackupRestore(ctx context.Context, a *generated.MailBackup
 	}
 	row.Reason = "put back from its backup; it shows with a new id after the next sync"
 	rows := []answerRow{{row: row}}
-	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailBackupRestore, What: "restore " + a.ID,
+	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "restore " + a.ID,
 		Client: clientName(ctx), Accounts: []string{b.Account}, Count: 1, Rows: loggedRows(rows),
 		Items: []store.ActionItem{{Account: b.Account, MessageID: b.MessageID, Subject: b.Subject, ToFolder: folder, Backup: b.ID}}}
 	if err := st.RecordAction(ctx, log); err != nil {

@@ -883,7 +883,7 @@ func (s *Service) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*gen
 			}
 		}
 		if len(one) == 0 {
-			return nil, errors.New("there is no such account here; the " + generated.ToolAccounts + " tool lists the accounts you can use")
+			return nil, errors.New("there is no such account here; the " + generated.ToolStatus + " tool lists the accounts you can use")
 		}
 		accts = one
 	}

@@ -67,7 +67,7 @@ func findAccount(name string, visible []string, what string) (string, error) {
 	if len(visible) > maxListed {
 		more = ", …"
 	}
-	return "", errors.New(msg + "; the accounts you can use: " + strings.Join(listed, ", ") + more + " (the " + generated.ToolAccounts + " tool lists them)")
+	return "", errors.New(msg + "; the accounts you can use: " + strings.Join(listed, ", ") + more + " (the " + generated.ToolStatus + " tool lists them)")
 }
 
 // resolveQueryAccounts replaces each account: of q, in every group too, by

@@ -159,7 +159,7 @@ func (s *Service) allowed(name string) bool {
 	return false
 }
 
-// Status implements the status tool.
+// Status implements the status tool, which also lists the accounts (the old accounts tool).
 func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generated.StatusResult, error) {
 	info := dispatch.InfoFrom(ctx)
 	res := &generated.StatusResult{
@@ -182,7 +182,9 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 		stats = s.syncStats(ctx)
 	}
 	for _, a := range accts {
-		row := generated.AccountStatus{Name: a.Name, Kind: a.Kind}
+		// What the account is, as configured, but never its password or how it is obtained.
+		row := generated.AccountStatus{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path,
+			Caldav: shownURL(a.CalDAV), Carddav: shownURL(a.CardDAV)}
 		if x, ok := stats[a.Name]; ok {
 			row.Messages = ptr(x.Messages)
 			row.LastError = x.LastError
@@ -201,28 +203,6 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 		names = append(names, a.Name)
 	}
 	res.SyncedAt = s.syncedAt(ctx, names)
-	return res, nil
-}
-
-// Accounts implements the accounts tool.
-func (s *Service) Accounts(ctx context.Context, _ *generated.AccountsArgs) (*generated.AccountsResult, error) {
-	accts, err := s.visible()
-	if err != nil {
-		return nil, err
-	}
-	stats := s.syncStats(ctx)
-	res := &generated.AccountsResult{Accounts: []generated.Account{}}
-	for _, a := range accts {
-		row := generated.Account{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path,
-			Caldav: shownURL(a.CalDAV), Carddav: shownURL(a.CardDAV)}
-		if x, ok := stats[a.Name]; ok {
-			row.Messages = ptr(x.Messages)
-			if !x.LastSync.IsZero() {
-				row.LastSync = x.LastSync.Format(time.RFC3339)
-			}
-		}
-		res.Accounts = append(res.Accounts, row)
-	}
 	return res, nil
 }
 

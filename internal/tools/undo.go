@@ -19,7 +19,12 @@ import (
 // is logged as an action of its own whose items are the action's reversed, so
 // undoing it does the action again. The work is done a folder at a time: one
 // State, one STORE per flag change and one MOVE per folder to go back to.
+//
+// Given a backup's id (b…) instead, it restores that deleted message (restoreAction).
 func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*generated.ActionResult, error) {
+	if strings.HasPrefix(a.ID, "b") {
+		return s.restoreAction(ctx, a)
+	}
 	st, act, err := s.loggedAction(ctx, a.ID)
 	if err != nil {
 		return nil, err
@@ -47,7 +52,7 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 		}
 		if it.FromFolder == "" {
 			rows[i].ID = store.EncodeBackupID(it.Backup)
-			rows[i].Outcome, rows[i].Reason = outNothingToUndo, "a restored message is removed with "+generated.ToolMailDelete
+			rows[i].Outcome, rows[i].Reason = outNothingToUndo, "a restored message is removed with "+generated.ToolMailMove+" to trash"
 		}
 	}
 	if !a.DryRun {
