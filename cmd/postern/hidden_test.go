@@ -130,6 +130,8 @@ func TestAccountFlagHidesEverything(t *testing.T) {
 
 // takesMessageID reports whether an id property of an input schema takes a message id.
 func takesMessageID(prop map[string]any, id string) bool {
+	// An id without a pattern names a rule or an account (rules_update, rules_push), whose
+	// refusal names what it was given.
 	p, _ := prop["pattern"].(string)
-	return p == "" || regexp.MustCompile(p).MatchString(id)
+	return p != "" && regexp.MustCompile(p).MatchString(id)
 }

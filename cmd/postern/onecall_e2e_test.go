@@ -388,7 +388,7 @@ func TestOneCallRulesPush(t *testing.T) {
 			ms := manageSieve(t, srv, b)
 			c := connectAsking(t, b.env, b.cfg, run.transport, run.era, "read,rules:propose,rules:write", &person{})
 			c.checkOneTool(t, generated.ToolRulesPush)
-			args := map[string]any{"account": "work"}
+			args := map[string]any{"id": "work"}
 			if sc, text, isErr := c.callOnce(t, "decline", generated.ToolRulesPush, args); !isErr || !strings.Contains(text, "declined") {
 				t.Fatalf("declined: %v %s", sc, text)
 			}

@@ -245,7 +245,7 @@ func oneCallTool(prep, commit *Tool) *Tool {
 	spec.Annotations = commit.Spec.Annotations
 	spec.Annotations.ReadOnly = false
 	spec.OutputSchema, spec.NewResult = commit.Spec.OutputSchema, commit.Spec.NewResult
-	return &Tool{Spec: &spec, Input: prep.Input, Output: commit.Output, accepted: prep.accepted, freeText: prep.freeText}
+	return &Tool{Spec: &spec, Input: prep.Input, Listed: prep.Listed, Output: commit.Output, accepted: prep.accepted, freeText: prep.freeText}
 }
 
 func compact(b []byte) json.RawMessage {
