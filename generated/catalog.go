@@ -2218,6 +2218,13 @@ var Replaced = map[string]string{
 	"mail_junk":              "mail_move",
 	"mail_send_draft":        "mail_send",
 	"mail_send_draft_commit": "mail_send_commit",
+	"rules_approve":          "rules_update",
+	"rules_check":            "rules_test",
+	"rules_move":             "rules_update",
+	"rules_reject":           "rules_update",
+	"rules_schema":           "docs",
+	"rules_set_enabled":      "rules_update",
+	"rules_withdraw":         "rules_propose",
 	"task_complete":          "task_update",
 	"task_reopen":            "task_update",
 }
