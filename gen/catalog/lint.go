@@ -363,6 +363,14 @@ func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add fun
 	if t.DryRun && seen["dry_run"] {
 		add(p, "tool %s: dry_run: true adds the dry_run argument itself; do not declare it in input", t.Name)
 	}
+	for _, prm := range t.Input {
+		if thingWords[prm.Name] {
+			add(prm.Pos, "tool %s: argument %q names the thing the tool acts on: call it id (ids for several) and declare it as the tool's target", t.Name, prm.Name)
+		}
+	}
+	if (seen["id"] || seen["ids"]) && len(t.Target) == 0 {
+		add(p, "tool %s: it takes id or ids but declares no target; say which (target: id, ids or query)", t.Name)
+	}
 	for _, tg := range t.Target {
 		switch {
 		case !TargetNames[tg]:
@@ -371,6 +379,14 @@ func lintTool(t *Tool, scopes map[string]*Scope, types map[string]*Type, add fun
 			add(p, "tool %s: target %s is not one of its arguments; declare it in input", t.Name, tg)
 		}
 	}
+}
+
+// thingWords are argument names that name the thing a tool acts on by its
+// kind; the vocabulary calls that thing id (several: ids).
+var thingWords = map[string]bool{
+	"message": true, "message_id": true, "msg": true, "uid": true, "event": true, "event_id": true,
+	"task": true, "task_id": true, "contact": true, "contact_id": true, "note": true, "note_id": true,
+	"backup": true, "backup_id": true, "action": true,
 }
 
 // TargetNames are the arguments a tool's target may name: one thing, several, a selection.
