@@ -82,26 +82,7 @@ type agentReport struct {
 
 func runAgent(posternPath string, asJSON bool, limit time.Duration) {
 	time.AfterFunc(limit, func() { fail(fmt.Errorf("the run took longer than -timeout %v", limit)) })
-	tmp, err := os.MkdirTemp("", "postern-bench-agent-")
-	if err != nil {
-		fail(err)
-	}
-	addCleanup(func() { os.RemoveAll(tmp) })
-	if posternPath == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			fail(err)
-		}
-		posternPath = filepath.Join(tmp, "postern")
-		if err := goBuild(root, posternPath, "./cmd/postern"); err != nil {
-			fail(err)
-		}
-	}
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		fail(err)
-	}
-	env := isolatedEnv(home)
+	tmp, posternPath, env := binaryRun("agent", posternPath)
 
 	var r agentReport
 	r.Machine, r.Messages, r.Seed = machine(), *agentMessages, *mailSeed
@@ -401,4 +382,30 @@ func writeChain(maildir string, n int) ([]string, error) {
 		}
 	}
 	return firsts, nil
+}
+
+// binaryRun makes a working folder for a run of mode (removed at exit) with a
+// HOME of its own, and builds postern into it unless posternPath names one;
+// it returns the folder, the binary and the isolated environment.
+func binaryRun(mode, posternPath string) (tmp, binary string, env []string) {
+	tmp, err := os.MkdirTemp("", "postern-bench-"+mode+"-")
+	if err != nil {
+		fail(err)
+	}
+	addCleanup(func() { os.RemoveAll(tmp) })
+	if posternPath == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			fail(err)
+		}
+		posternPath = filepath.Join(tmp, "postern")
+		if err := goBuild(root, posternPath, "./cmd/postern"); err != nil {
+			fail(err)
+		}
+	}
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		fail(err)
+	}
+	return tmp, posternPath, isolatedEnv(home)
 }

@@ -71,26 +71,8 @@ func initWith(caps string) []byte {
 
 func runTools(posternPath string, asJSON bool, limit time.Duration) {
 	time.AfterFunc(limit, func() { fail(fmt.Errorf("the run took longer than -timeout %v", limit)) })
-	tmp, err := os.MkdirTemp("", "postern-bench-tools-")
-	if err != nil {
-		fail(err)
-	}
-	addCleanup(func() { os.RemoveAll(tmp) })
+	tmp, posternPath, env := binaryRun("tools", posternPath)
 	root, rootErr := moduleRoot()
-	if posternPath == "" {
-		if rootErr != nil {
-			fail(rootErr)
-		}
-		posternPath = filepath.Join(tmp, "postern")
-		if err := goBuild(root, posternPath, "./cmd/postern"); err != nil {
-			fail(err)
-		}
-	}
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		fail(err)
-	}
-	env := isolatedEnv(home)
 	cfg := filepath.Join(tmp, "none.toml")
 
 	budget := map[string]*budgetRow{}
