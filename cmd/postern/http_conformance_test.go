@@ -40,11 +40,15 @@ func TestConformanceHTTP(t *testing.T) {
 			exp := filepath.Join(wd, "testdata", "conformance", tc.expected)
 			var text, summary string
 			var r clientRun
-			// One more run when the first fails: about one run in ten of 0.2.0-alpha.12 reports a
-			// repeated tools/list as "terminated" (a request the suite's client dropped), which a
-			// stress test of the same requests (TestHTTPConcurrentStateless) never shows. The first
-			// run's summary is logged; a failure that holds fails the test.
-			for attempt := 1; attempt <= 2; attempt++ {
+			// Up to three runs: about one run in ten of 0.2.0-alpha.12 reports a repeated
+			// tools/list as "terminated" (a request the suite's client dropped), which a stress
+			// test of the same requests (TestHTTPConcurrentStateless) never shows; and the suite's
+			// client gives some streams 500–1500 ms before it aborts them, which a machine busy
+			// with the other test packages (CI runs two at once on two cores) exceeds now and then
+			// (subscriptions/listen "failed to return communication frames"). A failing run's
+			// summary is logged; a failure that holds three times fails the test.
+			const attempts = 3
+			for attempt := 1; attempt <= attempts; attempt++ {
 				out := t.TempDir()
 				args := append([]string{tc.cli, "server", "--url", url, "--expected-failures", exp, "-o", out}, tc.args...)
 				r = runClientWithin(t, 15*time.Minute, c.dir, home(t), c.node22, args...)
@@ -53,10 +57,10 @@ func TestConformanceHTTP(t *testing.T) {
 				if i := strings.Index(text, "=== SUMMARY ==="); i >= 0 {
 					summary = text[i:]
 				}
-				if r.code == 0 || attempt == 2 {
+				if r.code == 0 || attempt == attempts {
 					break
 				}
-				t.Logf("run 1 failed; running the suite once more. Its summary:\n%s", tail(summary, 3000))
+				t.Logf("run %d failed; running the suite once more. Its summary:\n%s", attempt, tail(summary, 3000))
 			}
 			if r.code != 0 {
 				t.Fatalf("the conformance suite failed (a scenario not in %s failed, or a listed one passed):\n%s\n%s", tc.expected, summary, tail(text, 6000))
