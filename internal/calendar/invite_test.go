@@ -1,4 +1,4 @@
-package tools
+package calendar
 
 import (
 	"strings"
@@ -26,6 +26,26 @@ const inviteInstance = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Example//Cal
 	"DTSTART;TZID=Europe/Paris:20260317T160000\r\nDTEND;TZID=Europe/Paris:20260317T170000\r\nSUMMARY:Team sync (moved)\r\n" +
 	"ORGANIZER:mailto:olga@example.org\r\nATTENDEE;PARTSTAT=NEEDS-ACTION:mailto:me@example.test\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
 
+const testProdID = "-//postern//calendar_respond//EN"
+
+// partstats are the answers calendar_respond gives, by the PARTSTAT each writes.
+var partstats = []string{"ACCEPTED", "TENTATIVE", "DECLINED"}
+
+// attendeeIn is the person's ATTENDEE in c as a reader sees it (nil when c does not list them).
+func attendeeIn(iv *Invite, c *ical.Component) *ical.Prop {
+	for i := range c.Props[ical.PropAttendee] {
+		p := &c.Props[ical.PropAttendee][i]
+		v := strings.TrimSpace(p.Value)
+		if len(v) >= 7 && strings.EqualFold(v[:7], "mailto:") {
+			v = v[7:]
+		}
+		if strings.EqualFold(v, iv.Me) {
+			return p
+		}
+	}
+	return nil
+}
+
 func decodeReply(t *testing.T, s string) *ical.Calendar {
 	t.Helper()
 	for _, l := range strings.Split(strings.TrimSuffix(s, "\r\n"), "\r\n") {
@@ -42,12 +62,12 @@ func decodeReply(t *testing.T, s string) *ical.Calendar {
 
 func TestReplyForEachAnswer(t *testing.T) {
 	stamp := time.Date(2026, 3, 2, 8, 30, 0, 0, time.UTC)
-	for answer, want := range invAnswers {
-		iv, err := readInvite(inviteRequest, []string{"me@example.test"})
+	for _, answer := range partstats {
+		iv, err := ReadInvite(inviteRequest, []string{"me@example.test"}, testProdID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := iv.reply(want.partstat, stamp)
+		s, err := iv.Reply(answer, stamp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,8 +104,8 @@ func TestReplyForEachAnswer(t *testing.T) {
 		if len(as) != 1 || as[0].Value != "mailto:Me@Example.test" {
 			t.Fatalf("%s: attendees %v, want only the person's", answer, as)
 		}
-		if ps := as[0].Params.Get(ical.ParamParticipationStatus); ps != want.partstat {
-			t.Errorf("%s: PARTSTAT=%s, want %s", answer, ps, want.partstat)
+		if ps := as[0].Params.Get(ical.ParamParticipationStatus); ps != answer {
+			t.Errorf("%s: PARTSTAT=%s, want %s", answer, ps, answer)
 		}
 		if as[0].Params.Get(ical.ParamRSVP) != "" || as[0].Params.Get(ical.ParamCommonName) != "Me" || as[0].Params.Get(ical.ParamRole) != "REQ-PARTICIPANT" {
 			t.Errorf("%s: attendee params %v: RSVP dropped, CN and ROLE kept", answer, as[0].Params)
@@ -99,11 +119,11 @@ func TestReplyForEachAnswer(t *testing.T) {
 }
 
 func TestReplyForAnInstance(t *testing.T) {
-	iv, err := readInvite(inviteInstance, []string{"other@example.test", "me@example.test"})
+	iv, err := ReadInvite(inviteInstance, []string{"other@example.test", "me@example.test"}, testProdID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := iv.reply("TENTATIVE", time.Date(2026, 3, 2, 8, 30, 0, 0, time.UTC))
+	s, err := iv.Reply("TENTATIVE", time.Date(2026, 3, 2, 8, 30, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +154,11 @@ func TestReplyForAnInstance(t *testing.T) {
 }
 
 func TestInviteRefusals(t *testing.T) {
-	if _, err := readInvite(inviteRequest, []string{"stranger@example.test"}); err == nil || !strings.Contains(err.Error(), "not an attendee") && !strings.Contains(err.Error(), "is an attendee") {
+	if _, err := ReadInvite(inviteRequest, []string{"stranger@example.test"}, testProdID); err == nil || !strings.Contains(err.Error(), "not an attendee") && !strings.Contains(err.Error(), "is an attendee") {
 		t.Errorf("a person not invited: %v", err)
 	}
 	noOrg := strings.Replace(inviteInstance, "ORGANIZER:mailto:olga@example.org\r\n", "", 1)
-	if _, err := readInvite(noOrg, []string{"me@example.test"}); err == nil || !strings.Contains(err.Error(), "organiser") {
+	if _, err := ReadInvite(noOrg, []string{"me@example.test"}, testProdID); err == nil || !strings.Contains(err.Error(), "organiser") {
 		t.Errorf("no organiser: %v", err)
 	}
 }
@@ -146,19 +166,19 @@ func TestInviteRefusals(t *testing.T) {
 // The calendar copy: the request without METHOD, the person's answer set, everything else
 // kept; merged into an existing copy, a newer instance replaces the old one and the master stays.
 func TestCalendarCopy(t *testing.T) {
-	iv, _ := readInvite(inviteRequest, []string{"me@example.test"})
-	s, err := iv.newCopy("ACCEPTED")
+	iv, _ := ReadInvite(inviteRequest, []string{"me@example.test"}, testProdID)
+	s, err := iv.NewCopy("ACCEPTED")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(s, "METHOD") || !strings.Contains(s, "X-SECRET-NOTE:keep me") || !strings.Contains(s, "RRULE:FREQ=WEEKLY") {
 		t.Errorf("copy:\n%s", s)
 	}
-	if !strings.Contains(invUnfold(s), "CN=Me;PARTSTAT=ACCEPTED;ROLE=REQ-PARTICIPANT:mailto:Me@Example.test") || strings.Contains(s, "RSVP") {
+	if !strings.Contains(strings.ReplaceAll(s, "\r\n ", ""), "CN=Me;PARTSTAT=ACCEPTED;ROLE=REQ-PARTICIPANT:mailto:Me@Example.test") || strings.Contains(s, "RSVP") {
 		t.Errorf("the person's answer is not in the copy:\n%s", s)
 	}
-	inst, _ := readInvite(inviteInstance, []string{"me@example.test"})
-	m, err := inst.mergedCopy([]byte(s), "DECLINED")
+	inst, _ := ReadInvite(inviteInstance, []string{"me@example.test"}, testProdID)
+	m, err := inst.MergedCopy([]byte(s), "DECLINED")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +196,10 @@ func TestCalendarCopy(t *testing.T) {
 	if master == nil || override == nil || master.Props.Get("X-SECRET-NOTE") == nil {
 		t.Fatalf("merged:\n%s", m)
 	}
-	if a := inst.attendee(override); a == nil || a.Params.Get(ical.ParamParticipationStatus) != "DECLINED" {
+	if a := attendeeIn(inst, override); a == nil || a.Params.Get(ical.ParamParticipationStatus) != "DECLINED" {
 		t.Errorf("the instance's answer: %v", a)
 	}
-	if a := iv.attendee(master); a == nil || a.Params.Get(ical.ParamParticipationStatus) != "ACCEPTED" {
+	if a := attendeeIn(iv, master); a == nil || a.Params.Get(ical.ParamParticipationStatus) != "ACCEPTED" {
 		t.Errorf("the series' answer changed: %v", a)
 	}
 }
