@@ -203,3 +203,112 @@ func TestCalendarCopy(t *testing.T) {
 		t.Errorf("the series' answer changed: %v", a)
 	}
 }
+
+// The person's calendar copy already holds the series, written by another client: merging
+// an instance the organiser moved keeps every line of that copy byte for byte (its folding
+// with a tab, its parameter order, its lower-case and X- properties, its alarm).
+func TestMergedCopyKeepsTheCalendarsLines(t *testing.T) {
+	existing := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Other//Client//EN\r\n" +
+		"BEGIN:VEVENT\r\nUID:weekly-1@example.org\r\nDTSTAMP:20260101T000000Z\r\nSEQUENCE:2\r\n" +
+		"DTSTART;TZID=Europe/Paris:20260310T150000\r\nDTEND;TZID=Europe/Paris:20260310T160000\r\n" +
+		"RRULE:FREQ=WEEKLY\r\nSUMMARY:Team sync\r\n" +
+		"X-CLIENT-TAG;Z=2;A=1:keep me exactly as I am, folded over a line be\r\n\tcause this client folds with tabs\r\n" +
+		"x-lower:small\r\nATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;CN=Me:mailto:me@example.test\r\n" +
+		"BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\nEND:VALARM\r\n" +
+		"END:VEVENT\r\nEND:VCALENDAR\r\n"
+	inst, err := ReadInvite(inviteInstance, []string{"me@example.test"}, testProdID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := inst.MergedCopy([]byte(existing), "DECLINED")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every line of the calendar's copy is there, in order, as it was.
+	rest := m
+	for _, l := range strings.SplitAfter(existing, "\r\n") {
+		i := strings.Index(rest, l)
+		if i < 0 {
+			t.Fatalf("line %q of the calendar's copy is not kept as it was:\n%s", l, m)
+		}
+		rest = rest[i+len(l):]
+	}
+	// The request's zone (the copy had none) and its instance, with the answer, are added.
+	if !strings.Contains(m, "BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\n") || !strings.Contains(m, "RECURRENCE-ID;TZID=Europe/Paris:20260317T150000\r\n") ||
+		!strings.Contains(m, "ATTENDEE;PARTSTAT=DECLINED:mailto:me@example.test\r\n") {
+		t.Fatalf("merged:\n%s", m)
+	}
+	cal, err := Parse(m, time.UTC)
+	if err != nil || len(cal.Problems) > 0 {
+		t.Fatalf("the merged copy does not read back: %v %v", err, cal.Problems)
+	}
+	// A request older than the calendar's copy (a lower SEQUENCE) changes nothing but the answer.
+	older := strings.Replace(inviteRequest, "SEQUENCE:2", "SEQUENCE:1", 1)
+	iv, err := ReadInvite(older, []string{"me@example.test"}, testProdID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = iv.MergedCopy([]byte(existing), "TENTATIVE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(existing, "ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=ACCEPTED;CN=Me:mailto:me@example.test\r\n",
+		Fold("ATTENDEE;CN=Me;PARTSTAT=TENTATIVE;ROLE=REQ-PARTICIPANT:mailto:me@example.test", "\r\n"), 1)
+	want = strings.Replace(want, "BEGIN:VEVENT", "BEGIN:VTIMEZONE\r\nTZID:Europe/Paris\r\nBEGIN:STANDARD\r\nDTSTART:19701025T030000\r\nTZOFFSETFROM:+0200\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\nBEGIN:VEVENT", 1)
+	if m != want {
+		t.Fatalf("an older request merged:\n%s\nwant\n%s", m, want)
+	}
+}
+
+// A request as a mail reader may hand it over: bare LF line ends, a line far over 75 octets,
+// quoted parameters holding ';', ':' and ','. What postern writes from it has CR LF line ends,
+// no line over 75 octets, and the same values.
+func TestInviteFromAnUntidyRequest(t *testing.T) {
+	long := strings.Repeat("Agenda item é, ", 20)
+	req := strings.Join([]string{"BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Example//Cal//EN", "METHOD:REQUEST",
+		"BEGIN:VEVENT", "UID:untidy@example.org", "DTSTAMP:20260301T090000Z",
+		"DTSTART:20260310T150000Z", "DTEND:20260310T160000Z", "SUMMARY:Review",
+		"DESCRIPTION:" + EscapeText(long),
+		`ORGANIZER;CN="Olga; the: organiser":mailto:olga@example.org`,
+		`ATTENDEE;RSVP=TRUE;CN="Me, Myself";DELEGATED-FROM="mailto:boss@example.test":mailto:me@example.test`,
+		"END:VEVENT", "END:VCALENDAR", ""}, "\n")
+	iv, err := ReadInvite(req, []string{"me@example.test"}, testProdID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := iv.Reply("ACCEPTED", time.Date(2026, 3, 2, 8, 30, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := iv.NewCopy("ACCEPTED")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]string{"reply": r, "copy": c} {
+		if strings.Contains(strings.ReplaceAll(s, "\r\n", ""), "\n") || !strings.HasSuffix(s, "\r\n") {
+			t.Errorf("%s: a line end that is not CR LF:\n%q", name, s)
+		}
+		cal := decodeReply(t, s) // and no line over 75 octets
+		var ev *ical.Component
+		for _, k := range cal.Children {
+			if k.Name == ical.CompEvent {
+				ev = k
+			}
+		}
+		if ev == nil {
+			t.Fatalf("%s: no event:\n%s", name, s)
+		}
+		a := attendeeIn(iv, ev)
+		if a == nil || a.Params.Get(ical.ParamCommonName) != "Me, Myself" || a.Params.Get(ical.ParamDelegatedFrom) != "mailto:boss@example.test" ||
+			a.Params.Get(ical.ParamParticipationStatus) != "ACCEPTED" || a.Params.Get(ical.ParamRSVP) != "" {
+			t.Errorf("%s: the person's attendee %+v", name, a)
+		}
+		if o := ev.Props.Get(ical.PropOrganizer); o == nil || o.Params.Get(ical.ParamCommonName) != "Olga; the: organiser" {
+			t.Errorf("%s: organiser %+v", name, o)
+		}
+	}
+	cal := decodeReply(t, c)
+	if d := Text(cal.Children[0], ical.PropDescription); d != strings.TrimSpace(long) && d != long {
+		t.Errorf("the description changed: %q", d)
+	}
+}
