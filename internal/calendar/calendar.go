@@ -1,8 +1,12 @@
-// Package calendar reads iCalendar objects as calendar servers keep them:
-// it expands an event into its instances between two times (RRULE, RDATE,
-// EXDATE, moved and cancelled instances) in the zones the object names, and
-// reads tasks. It never changes an object, never reads the clock (every time
-// it uses is given) and never decides what an agent may see.
+// Package calendar reads and writes iCalendar objects as calendar servers
+// keep them. It expands an event into its instances between two times (RRULE,
+// RDATE, EXDATE, moved and cancelled instances) in the zones the object
+// names, and reads tasks. It is postern's one iCalendar writer (write.go):
+// event and task writes and invitations' replies and calendar copies are
+// written as content lines, every line not changed kept byte for byte, never
+// re-encoded through go-ical (see docs/packages.md for the measurement). It
+// never reads the clock (every time it uses is given) and never decides what
+// an agent may see.
 package calendar
 
 import (

@@ -24,7 +24,6 @@ import (
 	"github.com/postern-mcp/postern/internal/mask"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -173,8 +172,8 @@ func (s *Service) current(ctx context.Context, w *davObject) error {
 	if err != nil {
 		return fmt.Errorf("nothing was written: %w", err)
 	}
-	if !sameText(got.Data, []byte(w.o.Data)) {
-		what := changes(w.o.Data, string(got.Data))
+	if !calendar.SameText(got.Data, []byte(w.o.Data)) {
+		what := calendar.Changes(w.o.Data, string(got.Data))
 		_, _ = keep(ctx, w.st, w.c, w.o.Href, got)
 		return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and make the change anew", w.noun, what, w.read)
 	}
@@ -235,7 +234,7 @@ func (s *Service) put(ctx context.Context, w *davObject, href, etag string, data
 func (s *Service) conflict(ctx context.Context, w *davObject) error {
 	what := "it changed or was deleted"
 	if got, err := w.cl.Get(ctx, w.o.Href); err == nil {
-		what = changes(w.o.Data, string(got.Data))
+		what = calendar.Changes(w.o.Data, string(got.Data))
 		_, _ = keep(ctx, w.st, w.c, w.o.Href, got)
 	}
 	return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and make the change anew", w.noun, what, w.read)
@@ -301,7 +300,7 @@ func zoneArg(tz *string, def *time.Location) (*time.Location, error) {
 	return loc, nil
 }
 
-// writable zone: one a TZID can name (the machine's unnamed zone cannot: its times are written in UTC).
+// writable Zone: one a TZID can name (the machine's unnamed zone cannot: its times are written in UTC).
 func named(loc *time.Location) *time.Location {
 	if loc == nil || loc.String() == "Local" || loc.String() == "" {
 		return time.UTC
@@ -345,7 +344,7 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 	if err != nil {
 		return nil, err
 	}
-	var start, end stamp
+	var start, end calendar.Stamp
 	if a.AllDay {
 		first, err := parseDay("start", a.Start)
 		if err != nil {
@@ -360,7 +359,7 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 		if last.Before(first) {
 			return nil, errors.New("end is before start; give the last day of the event, on or after its first")
 		}
-		start, end = stamp{t: first, date: true}, stamp{t: last.AddDate(0, 0, 1), date: true}
+		start, end = calendar.Stamp{T: first, Date: true}, calendar.Stamp{T: last.AddDate(0, 0, 1), Date: true}
 	} else {
 		t0, err := parseWhen("start", a.Start, zone, false)
 		if err != nil {
@@ -375,7 +374,7 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 		if !t1.After(t0) {
 			return nil, errors.New("end is not after start; give an end later than the start")
 		}
-		start, end = stamp{t: t0, zone: named(zone)}, stamp{t: t1, zone: named(zone)}
+		start, end = calendar.Stamp{T: t0, Zone: named(zone)}, calendar.Stamp{T: t1, Zone: named(zone)}
 	}
 	rule := ""
 	if a.Recurrence != nil && *a.Recurrence != "" {
@@ -387,22 +386,22 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 		eol := "\r\n"
 		var b strings.Builder
 		b.WriteString("BEGIN:VCALENDAR" + eol + "VERSION:2.0" + eol + "PRODID:-//postern//postern//EN" + eol)
-		if !start.date && start.zone != time.UTC {
-			b.WriteString(vtimezone(eol, start.zone, start.t.Year()-1, start.t.Year()+10))
+		if !start.Date && start.Zone != time.UTC {
+			b.WriteString(calendar.VTimezone(eol, start.Zone, start.T.Year()-1, start.T.Year()+10))
 		}
 		b.WriteString("BEGIN:VEVENT" + eol)
-		b.WriteString(propLine(eol, "UID", nil, uid))
-		b.WriteString(utcLine(eol, "DTSTAMP", now) + utcLine(eol, "CREATED", now) + utcLine(eol, "LAST-MODIFIED", now))
-		b.WriteString(start.line(eol, "DTSTART") + end.line(eol, "DTEND"))
-		b.WriteString(textLine(eol, "SUMMARY", a.Summary))
+		b.WriteString(calendar.PropLine(eol, "UID", nil, uid))
+		b.WriteString(calendar.UTCLine(eol, "DTSTAMP", now) + calendar.UTCLine(eol, "CREATED", now) + calendar.UTCLine(eol, "LAST-MODIFIED", now))
+		b.WriteString(start.Line(eol, "DTSTART") + end.Line(eol, "DTEND"))
+		b.WriteString(calendar.TextLine(eol, "SUMMARY", a.Summary))
 		if a.Location != nil {
-			b.WriteString(textLine(eol, "LOCATION", *a.Location))
+			b.WriteString(calendar.TextLine(eol, "LOCATION", *a.Location))
 		}
 		if a.Description != nil {
-			b.WriteString(textLine(eol, "DESCRIPTION", *a.Description))
+			b.WriteString(calendar.TextLine(eol, "DESCRIPTION", *a.Description))
 		}
 		if rule != "" {
-			b.WriteString(propLine(eol, "RRULE", nil, rule))
+			b.WriteString(calendar.PropLine(eol, "RRULE", nil, rule))
 		}
 		b.WriteString("END:VEVENT" + eol + "END:VCALENDAR" + eol)
 		return b.String()
@@ -478,7 +477,7 @@ func (v calView) eventLines(c *store.Collection, text, key string, changed []str
 			out = append(out, l)
 		}
 		if e.Floating {
-			out = append(out, "Times: floating (no zone: the same clock time wherever one is)")
+			out = append(out, "Times: floating (no Zone: the same clock time wherever one is)")
 		}
 	}
 	if r.Location != "" {
@@ -593,70 +592,6 @@ func mustInstance(text, key string, loc *time.Location) *ical.Component {
 	return ical.NewComponent(ical.CompEvent)
 }
 
-// eventComps finds, in d, the VEVENT lines of the series of uid: the master
-// (-1 when none) and each override by its RECURRENCE-ID's raw value.
-func eventComps(d *icsDoc, uid string) (master comp, hasMaster bool, overrides []comp) {
-	for _, c := range d.components() {
-		if c.name != "VEVENT" {
-			continue
-		}
-		if l, ok := d.first(c, "UID"); ok && strings.TrimSpace(l.value()) != uid {
-			continue
-		}
-		if _, ok := d.first(c, "RECURRENCE-ID"); ok {
-			overrides = append(overrides, c)
-		} else if !hasMaster {
-			master, hasMaster = c, true
-		}
-	}
-	return
-}
-
-// sameRecurrence says whether line l (a RECURRENCE-ID) is the property p.
-func sameRecurrence(l icsLine, p *ical.Prop) bool {
-	return p != nil && strings.TrimSpace(l.value()) == strings.TrimSpace(p.Value) && l.param("TZID") == p.Params.Get(ical.ParamTimezoneID)
-}
-
-// formOf is how the master writes its DTSTART: a date, floating, UTC or in a zone.
-func formOf(e calendar.Event, line icsLine) stamp {
-	switch {
-	case e.AllDay:
-		return stamp{date: true}
-	case e.Floating:
-		return stamp{floating: true}
-	case strings.HasSuffix(strings.ToUpper(strings.TrimSpace(line.value())), "Z") || line.param("TZID") == "":
-		return stamp{zone: time.UTC}
-	}
-	return stamp{zone: e.Zone, tzid: line.param("TZID")}
-}
-
-// at is the time t written in form f (floating: the clock time in person's zone).
-func (f stamp) at(t time.Time, person *time.Location) stamp {
-	switch {
-	case f.date:
-		f.t = t
-	case f.floating:
-		f.t = t.In(person)
-	default:
-		f.t = t
-	}
-	return f
-}
-
-// stampEdits are the edits every change makes: DTSTAMP and LAST-MODIFIED now,
-// and SEQUENCE one up when the times change (RFC 5545 3.8.7.4).
-func stampEdits(d *icsDoc, c comp, now time.Time, timesChanged bool) []edit {
-	es := []edit{set("DTSTAMP", utcLine(d.eol, "DTSTAMP", now)), set("LAST-MODIFIED", utcLine(d.eol, "LAST-MODIFIED", now))}
-	if timesChanged {
-		n := 0
-		if l, ok := d.first(c, "SEQUENCE"); ok {
-			n, _ = strconv.Atoi(strings.TrimSpace(l.value()))
-		}
-		es = append(es, set("SEQUENCE", propLine(d.eol, "SEQUENCE", nil, strconv.Itoa(n+1))))
-	}
-	return es
-}
-
 // editEvent applies a's changes to the event (or to instance key of it) in
 // data and returns the new text and the names of the fields changed. zone,
 // when not nil, is the zone the new times are read and written in.
@@ -672,16 +607,16 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 	if key != "" && !e.Recurring {
 		return "", nil, errNoEvent
 	}
-	d, err := parseICS(data)
+	d, err := calendar.ParseDoc(data)
 	if err != nil {
 		return "", nil, err
 	}
-	master, hasMaster, overrides := eventComps(d, e.UID)
-	var target comp
+	master, hasMaster, overrides := d.EventComps(e.UID)
+	var target calendar.Comp
 	found := false
 	if rid := e.Comp.Props.Get(ical.PropRecurrenceID); rid != nil {
 		for _, o := range overrides {
-			if l, ok := d.first(o, "RECURRENCE-ID"); ok && sameRecurrence(l, rid) {
+			if l, ok := d.First(o, "RECURRENCE-ID"); ok && calendar.SameRecurrence(l, rid) {
 				target, found = o, true
 			}
 		}
@@ -690,35 +625,35 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 		if key != "" {
 			// A new override of this instance: the master's lines, byte for byte, but its
 			// recurrence, and its own times and RECURRENCE-ID.
-			ms, _ := d.first(master, "DTSTART")
-			f := formOf(e, ms)
-			var ls []icsLine
-			for i := master.begin; i <= master.end; i++ {
-				switch d.lines[i].name {
+			ms, _ := d.First(master, "DTSTART")
+			f := calendar.FormOf(e, ms)
+			var ls []calendar.Line
+			for i := master.Begin; i <= master.End; i++ {
+				switch d.Lines[i].Name {
 				case "RRULE", "RDATE", "EXDATE", "EXRULE":
 					continue
 				}
-				ls = append(ls, d.lines[i])
+				ls = append(ls, d.Lines[i])
 			}
-			at := master.end + 1
-			target = comp{begin: at, end: at + len(ls) - 1, name: "VEVENT"}
-			d.lines = append(d.lines[:at], append(ls, d.lines[at:]...)...)
-			rid := f.at(e.Start, person)
+			at := master.End + 1
+			target = calendar.Comp{Begin: at, End: at + len(ls) - 1, Name: "VEVENT"}
+			d.Lines = append(d.Lines[:at], append(ls, d.Lines[at:]...)...)
+			rid := f.At(e.Start, person)
 			if e.AllDay {
-				rid = f.at(e.FirstDay, person)
+				rid = f.At(e.FirstDay, person)
 			}
-			target = d.apply(target, []edit{set("RECURRENCE-ID", rid.line(d.eol, "RECURRENCE-ID"))})
+			target = d.Apply(target, []calendar.Edit{calendar.Set("RECURRENCE-ID", rid.Line(d.EOL, "RECURRENCE-ID"))})
 			if e.AllDay {
-				target = d.apply(target, []edit{
-					set("DTSTART", stamp{t: e.FirstDay, date: true}.line(d.eol, "DTSTART")),
-					set("DURATION", ""),
-					set("DTEND", stamp{t: e.LastDay.AddDate(0, 0, 1), date: true}.line(d.eol, "DTEND")),
+				target = d.Apply(target, []calendar.Edit{
+					calendar.Set("DTSTART", calendar.Stamp{T: e.FirstDay, Date: true}.Line(d.EOL, "DTSTART")),
+					calendar.Set("DURATION", ""),
+					calendar.Set("DTEND", calendar.Stamp{T: e.LastDay.AddDate(0, 0, 1), Date: true}.Line(d.EOL, "DTEND")),
 				})
 			} else {
-				target = d.apply(target, []edit{
-					set("DTSTART", f.at(e.Start, person).line(d.eol, "DTSTART")),
-					set("DURATION", ""),
-					set("DTEND", f.at(e.End, person).line(d.eol, "DTEND")),
+				target = d.Apply(target, []calendar.Edit{
+					calendar.Set("DTSTART", f.At(e.Start, person).Line(d.EOL, "DTSTART")),
+					calendar.Set("DURATION", ""),
+					calendar.Set("DTEND", f.At(e.End, person).Line(d.EOL, "DTEND")),
 				})
 			}
 		}
@@ -727,31 +662,31 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 		return "", nil, errNoEvent
 	}
 	var changed []string
-	var edits []edit
+	var edits []calendar.Edit
 	if a.Summary != nil {
 		changed = append(changed, "title")
-		edits = append(edits, set("SUMMARY", textLine(d.eol, "SUMMARY", *a.Summary)))
+		edits = append(edits, calendar.Set("SUMMARY", calendar.TextLine(d.EOL, "SUMMARY", *a.Summary)))
 	}
 	if a.Location != nil {
 		changed = append(changed, "location")
-		edits = append(edits, set("LOCATION", textLine(d.eol, "LOCATION", *a.Location)))
+		edits = append(edits, calendar.Set("LOCATION", calendar.TextLine(d.EOL, "LOCATION", *a.Location)))
 	}
 	if a.Description != nil {
 		changed = append(changed, "description")
-		edits = append(edits, set("DESCRIPTION", textLine(d.eol, "DESCRIPTION", *a.Description)))
+		edits = append(edits, calendar.Set("DESCRIPTION", calendar.TextLine(d.EOL, "DESCRIPTION", *a.Description)))
 	}
 	timesChanged := a.Start != nil || a.End != nil || zone != nil
 	if timesChanged {
-		ls, _ := d.first(target, "DTSTART")
-		f := formOf(e, ls)
+		ls, _ := d.First(target, "DTSTART")
+		f := calendar.FormOf(e, ls)
 		read := person
 		if zone != nil {
 			read = zone
 			if !e.AllDay {
-				f = stamp{zone: named(zone)}
+				f = calendar.Stamp{Zone: named(zone)}
 			}
 		}
-		var s0, s1 stamp
+		var s0, s1 calendar.Stamp
 		if e.AllDay {
 			first, last := e.FirstDay, e.LastDay
 			if a.Start != nil {
@@ -770,7 +705,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 			if last.Before(first) {
 				return "", nil, errors.New("end is before start; give the last day of the event, on or after its first")
 			}
-			s0, s1 = stamp{t: first, date: true}, stamp{t: last.AddDate(0, 0, 1), date: true}
+			s0, s1 = calendar.Stamp{T: first, Date: true}, calendar.Stamp{T: last.AddDate(0, 0, 1), Date: true}
 		} else {
 			t0, t1 := e.Start, e.End
 			if a.Start != nil {
@@ -789,24 +724,24 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 			if !t1.After(t0) {
 				return "", nil, errors.New("end is not after start; give an end later than the start")
 			}
-			s0, s1 = f.at(t0, person), f.at(t1, person)
-			if f.zone != nil && f.zone != time.UTC && f.tzid == "" {
+			s0, s1 = f.At(t0, person), f.At(t1, person)
+			if f.Zone != nil && f.Zone != time.UTC && f.TZID == "" {
 				// The VTIMEZONE goes before the first component: the target moves down.
-				n := len(d.lines)
-				d.addTimezone(f.zone, t0.Year())
-				target.begin += len(d.lines) - n
-				target.end += len(d.lines) - n
+				n := len(d.Lines)
+				d.AddTimezone(f.Zone, t0.Year())
+				target.Begin += len(d.Lines) - n
+				target.End += len(d.Lines) - n
 			}
 		}
 		if a.Start != nil || zone != nil {
 			changed = append(changed, "start")
-			edits = append(edits, set("DTSTART", s0.line(d.eol, "DTSTART")))
+			edits = append(edits, calendar.Set("DTSTART", s0.Line(d.EOL, "DTSTART")))
 		}
 		changed = append(changed, "end")
-		edits = append(edits, set("DURATION", ""), set("DTEND", s1.line(d.eol, "DTEND")))
+		edits = append(edits, calendar.Set("DURATION", ""), calendar.Set("DTEND", s1.Line(d.EOL, "DTEND")))
 	}
-	target = d.apply(target, edits)
-	d.apply(target, stampEdits(d, target, now, timesChanged))
+	target = d.Apply(target, edits)
+	d.Apply(target, d.StampEdits(target, now, timesChanged))
 	return d.String(), changed, nil
 }
 
@@ -845,16 +780,16 @@ func (s *Service) calendarCancel(ctx context.Context, acc *access, id string, dr
 		}
 	case hasAttendees(w.o.Data):
 		res.Action = "mark the event cancelled (it has attendees: it is kept, STATUS:CANCELLED, and they are not told)"
-		d, err := parseICS(w.o.Data)
+		d, err := calendar.ParseDoc(w.o.Data)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range d.components() {
-			if c.name != "VEVENT" {
+		for _, c := range d.Components() {
+			if c.Name != "VEVENT" {
 				continue
 			}
-			c = d.apply(c, []edit{set("STATUS", propLine(d.eol, "STATUS", nil, "CANCELLED"))})
-			d.apply(c, stampEdits(d, c, now, true))
+			c = d.Apply(c, []calendar.Edit{calendar.Set("STATUS", calendar.PropLine(d.EOL, "STATUS", nil, "CANCELLED"))})
+			d.Apply(c, d.StampEdits(c, now, true))
 		}
 		text = d.String()
 	default:
@@ -906,12 +841,12 @@ func (s *Service) remove(ctx context.Context, w *davObject) (string, error) {
 
 // hasAttendees says whether an event's text names attendees.
 func hasAttendees(data string) bool {
-	d, err := parseICS(data)
+	d, err := calendar.ParseDoc(data)
 	if err != nil {
 		return false
 	}
-	for _, c := range d.components() {
-		if c.name == "VEVENT" && len(d.props(c, "ATTENDEE")) > 0 {
+	for _, c := range d.Components() {
+		if c.Name == "VEVENT" && len(d.Props(c, "ATTENDEE")) > 0 {
 			return true
 		}
 	}
@@ -929,11 +864,11 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 	if !ok {
 		return "", errNoEvent
 	}
-	d, err := parseICS(data)
+	d, err := calendar.ParseDoc(data)
 	if err != nil {
 		return "", err
 	}
-	master, hasMaster, overrides := eventComps(d, e.UID)
+	master, hasMaster, overrides := d.EventComps(e.UID)
 	if !hasMaster {
 		return "", errors.New("this instance belongs to no series on the server (only the instance is there); cancel it by changing it in the person's calendar program")
 	}
@@ -941,10 +876,10 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 	if !ok {
 		return "", errNoEvent
 	}
-	ms, _ := d.first(master, "DTSTART")
-	f := formOf(me, ms)
+	ms, _ := d.First(master, "DTSTART")
+	f := calendar.FormOf(me, ms)
 	var orig time.Time
-	if f.date {
+	if f.Date {
 		orig, err = time.Parse("20060102", key)
 	} else {
 		orig, err = time.Parse("20060102T150405Z", key)
@@ -956,17 +891,17 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 	if rid := e.Comp.Props.Get(ical.PropRecurrenceID); rid != nil {
 		for k := len(overrides) - 1; k >= 0; k-- {
 			o := overrides[k]
-			if l, ok := d.first(o, "RECURRENCE-ID"); ok && sameRecurrence(l, rid) {
-				d.lines = append(d.lines[:o.begin], d.lines[o.end+1:]...)
-				if o.begin < master.begin {
-					master.begin -= o.end - o.begin + 1
-					master.end -= o.end - o.begin + 1
+			if l, ok := d.First(o, "RECURRENCE-ID"); ok && calendar.SameRecurrence(l, rid) {
+				d.Lines = append(d.Lines[:o.Begin], d.Lines[o.End+1:]...)
+				if o.Begin < master.Begin {
+					master.Begin -= o.End - o.Begin + 1
+					master.End -= o.End - o.Begin + 1
 				}
 			}
 		}
 	}
-	ex := f.at(orig, person)
-	master = d.apply(master, []edit{add("EXDATE", ex.line(d.eol, "EXDATE"))})
-	d.apply(master, stampEdits(d, master, now, true))
+	ex := f.At(orig, person)
+	master = d.Apply(master, []calendar.Edit{calendar.Add("EXDATE", ex.Line(d.EOL, "EXDATE"))})
+	d.Apply(master, d.StampEdits(master, now, true))
 	return d.String(), nil
 }

@@ -49,15 +49,15 @@ func (s *Service) taskTarget(ctx context.Context, acc *access, id string) (*davO
 
 // dueStamp reads a due date or time: a date stays a date; a time is written
 // in the person's zone.
-func dueStamp(s string, person *time.Location) (stamp, error) {
+func dueStamp(s string, person *time.Location) (calendar.Stamp, error) {
 	if t, err := time.Parse(rowDay, strings.TrimSpace(s)); err == nil {
-		return stamp{t: t, date: true}, nil
+		return calendar.Stamp{T: t, Date: true}, nil
 	}
 	t, err := parseWhen("due", s, person, false)
 	if err != nil {
-		return stamp{}, err
+		return calendar.Stamp{}, err
 	}
-	return stamp{t: t, zone: named(person)}, nil
+	return calendar.Stamp{T: t, Zone: named(person)}, nil
 }
 
 // taskEdit says what a task write changes.
@@ -83,20 +83,20 @@ func (te taskEdit) names() []string {
 
 // editTask applies te to the task of data.
 func editTask(data string, te taskEdit, person *time.Location, now time.Time) (string, error) {
-	d, err := parseICS(data)
+	d, err := calendar.ParseDoc(data)
 	if err != nil {
 		return "", err
 	}
-	var target comp
+	var target calendar.Comp
 	found := false
-	var todos []comp
-	for _, c := range d.components() {
-		if c.name == "VTODO" {
+	var todos []calendar.Comp
+	for _, c := range d.Components() {
+		if c.Name == "VTODO" {
 			todos = append(todos, c)
 		}
 	}
 	for _, c := range todos {
-		if _, over := d.first(c, "RECURRENCE-ID"); !over {
+		if _, over := d.First(c, "RECURRENCE-ID"); !over {
 			target, found = c, true
 			break
 		}
@@ -107,19 +107,19 @@ func editTask(data string, te taskEdit, person *time.Location, now time.Time) (s
 	if !found {
 		return "", errNoTask
 	}
-	var edits []edit
+	var edits []calendar.Edit
 	if te.summary != nil {
-		edits = append(edits, set("SUMMARY", textLine(d.eol, "SUMMARY", *te.summary)))
+		edits = append(edits, calendar.Set("SUMMARY", calendar.TextLine(d.EOL, "SUMMARY", *te.summary)))
 	}
 	if te.description != nil {
-		edits = append(edits, set("DESCRIPTION", textLine(d.eol, "DESCRIPTION", *te.description)))
+		edits = append(edits, calendar.Set("DESCRIPTION", calendar.TextLine(d.EOL, "DESCRIPTION", *te.description)))
 	}
 	if te.priority != nil {
 		line := ""
 		if *te.priority > 0 {
-			line = propLine(d.eol, "PRIORITY", nil, strconv.Itoa(*te.priority))
+			line = calendar.PropLine(d.EOL, "PRIORITY", nil, strconv.Itoa(*te.priority))
 		}
-		edits = append(edits, set("PRIORITY", line))
+		edits = append(edits, calendar.Set("PRIORITY", line))
 	}
 	if te.due != nil {
 		line := ""
@@ -128,46 +128,46 @@ func editTask(data string, te taskEdit, person *time.Location, now time.Time) (s
 			if err != nil {
 				return "", err
 			}
-			if !st.date && st.zone != time.UTC {
-				n := len(d.lines)
-				d.addTimezone(st.zone, st.t.Year())
-				target.begin += len(d.lines) - n
-				target.end += len(d.lines) - n
+			if !st.Date && st.Zone != time.UTC {
+				n := len(d.Lines)
+				d.AddTimezone(st.Zone, st.T.Year())
+				target.Begin += len(d.Lines) - n
+				target.End += len(d.Lines) - n
 			}
-			line = st.line(d.eol, "DUE")
+			line = st.Line(d.EOL, "DUE")
 		}
-		edits = append(edits, set("DUE", line))
+		edits = append(edits, calendar.Set("DUE", line))
 	}
 	// A task that was completed or cancelled: reopening it starts its percentage again.
 	closed := false
-	if l, ok := d.first(target, "STATUS"); ok {
-		v := strings.ToUpper(strings.TrimSpace(l.value()))
+	if l, ok := d.First(target, "STATUS"); ok {
+		v := strings.ToUpper(strings.TrimSpace(l.Value()))
 		closed = v == "COMPLETED" || v == "CANCELLED"
 	}
-	if _, ok := d.first(target, "COMPLETED"); ok {
+	if _, ok := d.First(target, "COMPLETED"); ok {
 		closed = true
 	}
 	if te.status != nil {
-		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, strings.ToUpper(*te.status))))
+		edits = append(edits, calendar.Set("STATUS", calendar.PropLine(d.EOL, "STATUS", nil, strings.ToUpper(*te.status))))
 		if *te.status == "in-process" {
 			// A task under way again has no completion time.
-			edits = append(edits, set("COMPLETED", ""))
+			edits = append(edits, calendar.Set("COMPLETED", ""))
 		}
 	}
 	if te.complete {
-		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, "COMPLETED")), set("COMPLETED", utcLine(d.eol, "COMPLETED", now)))
-		if _, ok := d.first(target, "PERCENT-COMPLETE"); ok {
-			edits = append(edits, set("PERCENT-COMPLETE", propLine(d.eol, "PERCENT-COMPLETE", nil, "100")))
+		edits = append(edits, calendar.Set("STATUS", calendar.PropLine(d.EOL, "STATUS", nil, "COMPLETED")), calendar.Set("COMPLETED", calendar.UTCLine(d.EOL, "COMPLETED", now)))
+		if _, ok := d.First(target, "PERCENT-COMPLETE"); ok {
+			edits = append(edits, calendar.Set("PERCENT-COMPLETE", calendar.PropLine(d.EOL, "PERCENT-COMPLETE", nil, "100")))
 		}
 	}
 	if te.reopen {
-		edits = append(edits, set("STATUS", propLine(d.eol, "STATUS", nil, "NEEDS-ACTION")), set("COMPLETED", ""))
-		if _, ok := d.first(target, "PERCENT-COMPLETE"); ok && closed {
-			edits = append(edits, set("PERCENT-COMPLETE", propLine(d.eol, "PERCENT-COMPLETE", nil, "0")))
+		edits = append(edits, calendar.Set("STATUS", calendar.PropLine(d.EOL, "STATUS", nil, "NEEDS-ACTION")), calendar.Set("COMPLETED", ""))
+		if _, ok := d.First(target, "PERCENT-COMPLETE"); ok && closed {
+			edits = append(edits, calendar.Set("PERCENT-COMPLETE", calendar.PropLine(d.EOL, "PERCENT-COMPLETE", nil, "0")))
 		}
 	}
-	target = d.apply(target, edits)
-	d.apply(target, stampEdits(d, target, now, false))
+	target = d.Apply(target, edits)
+	d.Apply(target, d.StampEdits(target, now, false))
 	return d.String(), nil
 }
 
@@ -227,7 +227,7 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 		return nil, err
 	}
 	v := s.calendarView()
-	var due *stamp
+	var due *calendar.Stamp
 	if a.Due != nil && *a.Due != "" {
 		d, err := dueStamp(*a.Due, v.person)
 		if err != nil {
@@ -239,22 +239,22 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 		eol := "\r\n"
 		var b strings.Builder
 		b.WriteString("BEGIN:VCALENDAR" + eol + "VERSION:2.0" + eol + "PRODID:-//postern//postern//EN" + eol)
-		if due != nil && !due.date && due.zone != time.UTC {
-			b.WriteString(vtimezone(eol, due.zone, due.t.Year()-1, due.t.Year()+1))
+		if due != nil && !due.Date && due.Zone != time.UTC {
+			b.WriteString(calendar.VTimezone(eol, due.Zone, due.T.Year()-1, due.T.Year()+1))
 		}
 		b.WriteString("BEGIN:VTODO" + eol)
-		b.WriteString(propLine(eol, "UID", nil, uid))
-		b.WriteString(utcLine(eol, "DTSTAMP", now) + utcLine(eol, "CREATED", now) + utcLine(eol, "LAST-MODIFIED", now))
-		b.WriteString(textLine(eol, "SUMMARY", a.Summary))
+		b.WriteString(calendar.PropLine(eol, "UID", nil, uid))
+		b.WriteString(calendar.UTCLine(eol, "DTSTAMP", now) + calendar.UTCLine(eol, "CREATED", now) + calendar.UTCLine(eol, "LAST-MODIFIED", now))
+		b.WriteString(calendar.TextLine(eol, "SUMMARY", a.Summary))
 		b.WriteString("STATUS:NEEDS-ACTION" + eol)
 		if due != nil {
-			b.WriteString(due.line(eol, "DUE"))
+			b.WriteString(due.Line(eol, "DUE"))
 		}
 		if a.Priority != nil && *a.Priority > 0 {
-			b.WriteString(propLine(eol, "PRIORITY", nil, strconv.Itoa(*a.Priority)))
+			b.WriteString(calendar.PropLine(eol, "PRIORITY", nil, strconv.Itoa(*a.Priority)))
 		}
 		if a.Description != nil {
-			b.WriteString(textLine(eol, "DESCRIPTION", *a.Description))
+			b.WriteString(calendar.TextLine(eol, "DESCRIPTION", *a.Description))
 		}
 		b.WriteString("END:VTODO" + eol + "END:VCALENDAR" + eol)
 		return b.String()

@@ -33,6 +33,16 @@ import (
 // event is kept (tied to a closed project, or its copy's calendar kept) is not answered, and
 // mail_show says nothing of a kept calendar copy.
 
+// invProdID names postern as the maker of what it writes.
+const invProdID = "-//postern//" + generated.ToolCalendarRespond + "//EN"
+
+// invAnswers maps calendar_respond's answers to PARTSTAT values and to the answer's words.
+var invAnswers = map[string]struct{ partstat, word, subject string }{
+	"accept":    {"ACCEPTED", "accepted", "Accepted"},
+	"tentative": {"TENTATIVE", "tentative", "Tentative"},
+	"decline":   {"DECLINED", "declined", "Declined"},
+}
+
 // CalendarRespond implements calendar_respond and calendar_respond_commit.
 func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarRespondArgs) (*generated.Action, error) {
 	if !hasScope(ctx, generated.ScopeCalendarWrite) {
@@ -77,25 +87,25 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	for _, o := range own {
 		ownAddrs = append(ownAddrs, o.Addr)
 	}
-	iv, err := readInvite(b.Calendar, ownAddrs)
+	iv, err := calendar.ReadInvite(b.Calendar, ownAddrs, invProdID)
 	if err != nil {
 		return nil, err
 	}
-	org, err := compose.ParseAddress("organizer", iv.organizer)
+	org, err := compose.ParseAddress("organizer", iv.Organizer)
 	if err != nil {
-		return nil, fmt.Errorf("the invitation's organiser %q is not an address postern can write to; answer it in a mail program", iv.organizer)
+		return nil, fmt.Errorf("the invitation's organiser %q is not an address postern can write to; answer it in a mail program", iv.Organizer)
 	}
 	if err := s.checkRecipients([]string{org.Addr}); err != nil {
 		return nil, err
 	}
 	from := own[0]
 	for _, o := range own {
-		if strings.EqualFold(o.Addr, iv.me) {
+		if strings.EqualFold(o.Addr, iv.Me) {
 			from = o
 			break
 		}
 	}
-	summary := compose.CleanLine(calendar.Text(iv.comps[0], ical.PropSummary), 200)
+	summary := compose.CleanLine(calendar.Text(iv.Comps[0], ical.PropSummary), 200)
 	title := summary
 	if title == "" {
 		title = "an invitation"
@@ -110,7 +120,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	}
 	// The REPLY as previewed and hashed carries no DTSTAMP of its own: the commit stamps it
 	// when it goes out, as a message gets its Date.
-	ics, err := iv.reply(ans.partstat, time.Time{})
+	ics, err := iv.Reply(ans.partstat, time.Time{})
 	if err != nil {
 		return nil, err
 	}
@@ -158,14 +168,14 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 // refuseInvitation refuses an answer whose event the person's projects keep: its calendar
 // copy would go into a kept calendar (or one of no project while those are closed), or the
 // event is tied to a project not opened. nil: allowed.
-func (a *access) refuseInvitation(iv *invite, tgt *invTarget) error {
+func (a *access) refuseInvitation(iv *calendar.Invite, tgt *invTarget) error {
 	if !a.active() {
 		return nil
 	}
 	if tgt != nil {
-		return a.refuseWrite("the event", projects.Thing{Kind: projects.Event, Account: tgt.coll.Account, Collection: tgt.coll.Name, URL: tgt.coll.URL, UID: iv.uid})
+		return a.refuseWrite("the event", projects.Thing{Kind: projects.Event, Account: tgt.coll.Account, Collection: tgt.coll.Name, URL: tgt.coll.URL, UID: iv.UID})
 	}
-	ev := projects.Thing{Kind: projects.Event, UID: iv.uid}
+	ev := projects.Thing{Kind: projects.Event, UID: iv.UID}
 	if len(a.set.Of(ev)) > 0 && a.keeps(ev) {
 		return errors.New("this invitation's event belongs to a project the person has not opened to agents, so postern does not answer it; the person can open it (postern project open ID) or answer it in a mail program")
 	}
@@ -202,7 +212,7 @@ func (t *invTarget) key() *invTargetKey {
 // decline and the event is in no calendar).
 // Calendars the person's projects keep are never listed, and are chosen only when named or
 // when they hold the event already (the answer is then refused: refuseInvitation).
-func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string, own []string, iv *invite, partstat string) (*invTarget, string, error) {
+func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string, own []string, iv *calendar.Invite, partstat string) (*invTarget, string, error) {
 	st, cs, err := s.collections(ctx, store.KindCalendar)
 	if err != nil {
 		return nil, "", err
@@ -219,7 +229,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 	}
 	// Writable calendars, those the agent may put this event in first.
 	kept := func(c *store.Collection) bool {
-		return acc.keeps(projects.Thing{Kind: projects.Event, Account: c.Account, Collection: c.Name, URL: c.URL, UID: iv.uid})
+		return acc.keeps(projects.Thing{Kind: projects.Event, Account: c.Account, Collection: c.Name, URL: c.URL, UID: iv.UID})
 	}
 	var writable, keptWritable []*store.Collection
 	for _, c := range cs {
@@ -234,7 +244,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 	writable = append(writable, keptWritable...)
 	var existing map[int64]*store.Object
 	if len(writable) > 0 && st != nil {
-		objs, err := st.ObjectsByUID(ctx, ids(writable), iv.uid)
+		objs, err := st.ObjectsByUID(ctx, ids(writable), iv.UID)
 		if err != nil {
 			return nil, "", err
 		}
@@ -273,7 +283,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 			return pick(c)
 		}
 	}
-	mine := map[string]bool{strings.ToLower(iv.me): true}
+	mine := map[string]bool{strings.ToLower(iv.Me): true}
 	for _, a := range own {
 		mine[strings.ToLower(a)] = true
 	}
@@ -295,10 +305,10 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 }
 
 // respond is the commit: the REPLY sent once, its copy kept in Sent, then the calendar copy.
-func (s *Service) respond(ctx context.Context, acct config.Account, cm compose.CalendarMessage, iv *invite, partstat, word string, tgt *invTarget, note string) (*generated.InvitationAnswer, error) {
+func (s *Service) respond(ctx context.Context, acct config.Account, cm compose.CalendarMessage, iv *calendar.Invite, partstat, word string, tgt *invTarget, note string) (*generated.InvitationAnswer, error) {
 	cm.Date = time.Now()
 	cm.MessageID = compose.NewMessageID(cm.From)
-	ics, err := iv.reply(partstat, cm.Date)
+	ics, err := iv.Reply(partstat, cm.Date)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was sent: %w", err)
 	}
@@ -339,7 +349,7 @@ var invSafeName = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,120}$`)
 // putCopy writes the person's copy of the event (If-None-Match for a new object, If-Match
 // with the ETag just read for one already there) and stores what the server then holds. It
 // returns the event's id.
-func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *invite, partstat string) (string, error) {
+func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *calendar.Invite, partstat string) (string, error) {
 	cl, err := caldav.ClientFor(ctx, t.acct, t.coll)
 	if err != nil {
 		return "", err
@@ -356,7 +366,7 @@ func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *invite, partsta
 			return "", err
 		default:
 			etag = cur.ETag
-			if data, err = iv.mergedCopy(cur.Data, partstat); err != nil {
+			if data, err = iv.MergedCopy(cur.Data, partstat); err != nil {
 				return "", err
 			}
 		}
@@ -367,13 +377,13 @@ func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *invite, partsta
 			if err != nil {
 				return "", err
 			}
-			name := iv.uid
+			name := iv.UID
 			if !invSafeName.MatchString(name) || strings.HasPrefix(name, ".") {
-				name = fmt.Sprintf("%x", sha256.Sum256([]byte(iv.uid)))[:32]
+				name = fmt.Sprintf("%x", sha256.Sum256([]byte(iv.UID)))[:32]
 			}
 			href = strings.TrimSuffix(u.EscapedPath(), "/") + "/" + name + ".ics"
 		}
-		if data, err = iv.newCopy(partstat); err != nil {
+		if data, err = iv.NewCopy(partstat); err != nil {
 			return "", err
 		}
 	}
