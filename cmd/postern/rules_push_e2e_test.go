@@ -21,7 +21,7 @@ import (
 	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/sieve"
-	"github.com/postern-mcp/postern/internal/sieve/managesieve"
+	"github.com/postern-mcp/postern/internal/managesieve"
 )
 
 // The rules on the server (issue 15, must-show 5), through the real binary:

@@ -11,7 +11,6 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
-	"github.com/postern-mcp/postern/internal/source/maildir"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -82,7 +81,12 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 	return outs, nil
 }
 
-// SyncMaildir imports one Maildir account without taking the lock (see maildir.Sync).
-func SyncMaildir(ctx context.Context, st *store.Store, a config.Account, opt Options) (*source.Result, error) {
-	return maildir.Sync(ctx, st, a, opt)
+// SyncOne syncs one account through the source its kind names, without taking the lock (a
+// test stops it part way, AfterBatch).
+func SyncOne(ctx context.Context, st *store.Store, a config.Account, opt Options) (*source.Result, error) {
+	src, err := kinds.Open(a)
+	if err != nil {
+		return nil, err
+	}
+	return src.Sync(ctx, st, opt)
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
-	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -191,7 +190,7 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 				continue
 			}
 			o.CollectionID = col.ID
-			if err := caldav.Fill(o); err != nil {
+			if err := source.FillObject(o); err != nil {
 				warn(o.Href, "%s was skipped: %v", o.Href, err)
 				continue
 			}
