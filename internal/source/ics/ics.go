@@ -35,6 +35,7 @@ var maxFileBytes int64 = 16 << 20
 var Kind = source.Kind{
 	Name:     KindName,
 	Noun:     "a folder of .ics files",
+	Caps:     source.Calendar | source.Tasks,
 	Open:     Open,
 	Problems: problems,
 	Where:    folder,
