@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/emersion/go-ical"
 
@@ -105,16 +104,7 @@ func Open(a config.Account) source.Source { return &Source{a: a} }
 // file's time zones, its href "FILE#UID". An object's ETag is its text's
 // SHA-256, so only what changed is stored again.
 func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
-	res, err := s.sync(ctx, st, opt)
-	// The account's last sync, as status shows it: when it ended and, if it failed, why.
-	if id, e := st.EnsureAccount(ctx, s.a.Name, KindName); e == nil && ctx.Err() == nil {
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		}
-		st.SetAccountSynced(ctx, id, time.Now(), msg)
-	}
-	return res, err
+	return s.sync(ctx, st, opt)
 }
 
 func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
