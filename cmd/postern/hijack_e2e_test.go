@@ -39,7 +39,7 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/davtest"
 	"github.com/postern-mcp/postern/internal/imaptest"
-	"github.com/postern-mcp/postern/internal/sieve/managesieve"
+	"github.com/postern-mcp/postern/internal/managesieve"
 	"github.com/postern-mcp/postern/internal/smtptest"
 )
 

@@ -14,6 +14,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/oauth"
 	"github.com/postern-mcp/postern/internal/source/imap"
+	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
@@ -190,7 +191,7 @@ saved in the account. No tool can start, see or change any of this.`,
 			if !found {
 				return noSuchAccount(args[0], cfg)
 			}
-			if a.Kind != imap.KindName {
+			if !kinds.Has(a.Kind, kinds.OAuth) {
 				return fmt.Errorf("account %s is not an IMAP account, and only IMAP accounts log in with OAuth2", a.Name)
 			}
 			old := a

@@ -19,9 +19,9 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/managesieve"
 	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/sieve"
-	"github.com/postern-mcp/postern/internal/sieve/managesieve"
 )
 
 // The rules on the server (issue 15, must-show 5), through the real binary:

@@ -106,7 +106,7 @@ func TestStatusSynced(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err = mailsync.SyncMaildir(ctx, st, config.Account{Name: "half", Kind: "maildir", Path: filepath.Join(dir, "half")}, mailsync.Options{BatchSize: 25, AfterBatch: func(string, int) { cancel() }})
+	_, err = mailsync.SyncOne(ctx, st, config.Account{Name: "half", Kind: "maildir", Path: filepath.Join(dir, "half")}, mailsync.Options{BatchSize: 25, AfterBatch: func(string, int) { cancel() }})
 	st.Close()
 	if err == nil {
 		t.Fatal("the interrupted sync finished")

@@ -5,13 +5,13 @@ package mailsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
-	"github.com/postern-mcp/postern/internal/source/maildir"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -59,6 +59,9 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 		src, err := kinds.Open(a)
 		if err == nil {
 			res, err = src.Sync(ctx, st, opt)
+			if e := recordEnd(ctx, st, a, err); e != nil && err == nil {
+				err = e
+			}
 		}
 		if res != nil {
 			o.New, o.Deleted, o.FlagsChanged, o.Folders, o.Renamed = res.New, res.Deleted, res.FlagsChanged, res.Folders, res.Renamed
@@ -82,7 +85,31 @@ func Run(ctx context.Context, st *store.Store, accounts []config.Account, opt Op
 	return outs, nil
 }
 
-// SyncMaildir imports one Maildir account without taking the lock (see maildir.Sync).
-func SyncMaildir(ctx context.Context, st *store.Store, a config.Account, opt Options) (*source.Result, error) {
-	return maildir.Sync(ctx, st, a, opt)
+// recordEnd records the end of a's sync, failed with syncErr or not, as postern status shows
+// it: once here for every kind. A sync that ctx stopped records nothing (what it stored is
+// partly synced), and neither does one that never reached the account (source.NotStarted).
+func recordEnd(ctx context.Context, st *store.Store, a config.Account, syncErr error) error {
+	var ns *source.NotStarted
+	if ctx.Err() != nil || errors.As(syncErr, &ns) {
+		return nil
+	}
+	id, err := st.EnsureAccount(ctx, a.Name, a.Kind)
+	if err != nil {
+		return err
+	}
+	msg := ""
+	if syncErr != nil {
+		msg = syncErr.Error()
+	}
+	return st.SetAccountSynced(ctx, id, time.Now(), msg)
+}
+
+// SyncOne syncs one account through the source its kind names, without taking the lock (a
+// test stops it part way, AfterBatch).
+func SyncOne(ctx context.Context, st *store.Store, a config.Account, opt Options) (*source.Result, error) {
+	src, err := kinds.Open(a)
+	if err != nil {
+		return nil, err
+	}
+	return src.Sync(ctx, st, opt)
 }

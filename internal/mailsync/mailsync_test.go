@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/store"
@@ -106,5 +107,55 @@ func TestRunHoldsTheLock(t *testing.T) {
 	}
 	if second == nil || !strings.Contains(second.Error(), "another sync is running") {
 		t.Fatalf("a second Run while the first held the writer lock: %v", second)
+	}
+}
+
+// TestRunRecordsEachEnd: the run records each account's last sync once, whatever its kind: a
+// success clears the last error, a failure after the account was reached is said by status, a
+// sync that never reached the account (no Maildir there) or that ctx stopped records nothing.
+func TestRunRecordsEachEnd(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	icsDir := t.TempDir()
+	accts := []config.Account{
+		{Name: "home", Kind: "maildir", Path: newMaildir(t, 2)},
+		{Name: "gone", Kind: "maildir", Path: filepath.Join(t.TempDir(), "nothing")},
+		{Name: "cal", Kind: "ics", Path: icsDir},
+		{Name: "dav", Kind: "caldav", CalDAV: "http://127.0.0.1:1/dav/", User: "u", PasswordCmd: "echo pw"},
+	}
+	before := time.Now().Add(-time.Second)
+	outs, err := Run(ctx, st, accts, Options{})
+	if err != nil || len(outs) != 4 {
+		t.Fatalf("Run: %+v, %v", outs, err)
+	}
+	stats, err := st.AccountStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"home", "cal"} {
+		if x, ok := stats[name]; !ok || x.LastSync.Before(before) || x.LastError != "" {
+			t.Errorf("account %s: %+v (in the store: %v); want synced now, without an error", name, x, ok)
+		}
+	}
+	if x, ok := stats["dav"]; !ok || x.LastSync.Before(before) || x.LastError == "" || x.LastError != outs[3].Error {
+		t.Errorf("account dav: %+v (in the store: %v); want its failure %q recorded", x, ok, outs[3].Error)
+	}
+	if x, ok := stats["gone"]; ok {
+		t.Errorf("account gone: %+v; a sync that never reached it records nothing", x)
+	}
+	if outs[1].Error == "" {
+		t.Errorf("account gone: no error in its outcome")
+	}
+	// A run that ctx stops records nothing new.
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	last := stats["home"].LastSync
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := Run(stopped, st, accts[:1], Options{}); err != nil {
+		t.Fatal(err)
+	}
+	stats, _ = st.AccountStats(ctx)
+	if !stats["home"].LastSync.Equal(last) {
+		t.Errorf("a stopped run recorded a sync: %v, was %v", stats["home"].LastSync, last)
 	}
 }

@@ -22,7 +22,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/source"
+	"github.com/postern-mcp/postern/internal/secret"
 )
 
 // early is how long before its expiry an access token is renewed.
@@ -67,7 +67,7 @@ func (t *Tokens) Token(ctx context.Context, fresh bool) (string, error) {
 	defer t.mu.Unlock()
 	a := t.a
 	if strings.TrimSpace(a.OAuth2TokenCmd) != "" {
-		return source.Command(ctx, a.Name, "OAuth2 token command", "access token", a.OAuth2TokenCmd)
+		return secret.Command(ctx, a.Name, "OAuth2 token command", "access token", a.OAuth2TokenCmd)
 	}
 	// One renewal at a time across processes (a server and postern sync, say): a server that
 	// rotates refresh tokens would otherwise see the loser's old one as revoked. The tokens are

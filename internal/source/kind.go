@@ -16,6 +16,13 @@ type Kind struct {
 	Name string
 	// Noun names an account of the kind in a sentence: "an IMAP account", "a Maildir import".
 	Noun string
+	// Caps is what the kind holds and allows (Mail, Calendar, Writes, …): callers ask the
+	// table (kinds.Has) instead of comparing the kind's name.
+	Caps Capability
+	// Section, when set, names the configuration's section that lists what the kind reads
+	// ("notes": [notes]): no account has the kind, and the configuration refuses an account
+	// that names it.
+	Section string
 	// Open makes the Source of an account of the kind.
 	Open Open
 	// Problems lists what would make an account of the kind fail (postern config check,
@@ -32,6 +39,33 @@ type Kind struct {
 	// mail account's ("3 new, 1 gone, 2 flag changes, 5 folders").
 	Synced func(r Result) string
 }
+
+// Capability is one thing a kind holds or allows; a set of them is their bitwise or.
+type Capability uint
+
+// The capabilities a kind declares.
+const (
+	// Mail: the kind holds mail (messages and folders).
+	Mail Capability = 1 << iota
+	// Calendar: the kind holds calendars and their events.
+	Calendar
+	// Tasks: the kind holds task lists.
+	Tasks
+	// Contacts: the kind holds address books.
+	Contacts
+	// Notes: the kind holds notes (Markdown files).
+	Notes
+	// Writes: postern writes what the agent does back to the kind's server (drafts, moves,
+	// calendar changes); a kind without it is read-only.
+	Writes
+	// Scripts: the kind's server holds server-side rules (Sieve scripts over ManageSieve).
+	Scripts
+	// OAuth: an account of the kind may log in with OAuth2 (postern account oauth).
+	OAuth
+)
+
+// Has says whether k declares every capability of c.
+func (k Kind) Has(c Capability) bool { return c != 0 && k.Caps&c == c }
 
 // SyncedLine is what postern sync says a sync of an account of kind k did.
 func (k Kind) SyncedLine(r Result) string {

@@ -16,7 +16,8 @@ import (
 type Source interface {
 	// Sync brings the store's copy of the account up to date, in batches committed one at a
 	// time, so that a sync cut at any moment (ctx ending, the process killed) keeps what it
-	// committed and the next one continues from there.
+	// committed and the next one continues from there. It does not record the sync's end:
+	// the caller does, once for every kind (mailsync.Run).
 	Sync(ctx context.Context, st *store.Store, opt Options) (*Result, error)
 }
 
@@ -120,6 +121,15 @@ var (
 	// holds: its uids now name other messages.
 	ErrStale = errors.New("its messages were renumbered on the server since the last sync, so nothing was changed; run postern sync and try again")
 )
+
+// NotStarted is the error of a sync that never reached the account (its folder cannot be
+// opened): the sync records no end of it, so that the account stays as it was (never synced,
+// or as its last sync left it). Err says why.
+type NotStarted struct{ Err error }
+
+func (e *NotStarted) Error() string { return e.Err.Error() }
+
+func (e *NotStarted) Unwrap() error { return e.Err }
 
 // ReadError is a Fetch whose read of the message failed; Err says why.
 type ReadError struct{ Err error }

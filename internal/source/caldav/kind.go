@@ -27,6 +27,7 @@ const KindName = "caldav"
 var Kind = source.Kind{
 	Name:     KindName,
 	Noun:     "a CalDAV/CardDAV account",
+	Caps:     source.Calendar | source.Tasks | source.Contacts | source.Writes,
 	Open:     Open,
 	Problems: problems,
 	Where:    where,

@@ -16,7 +16,6 @@ import (
 	"html"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
@@ -86,16 +85,7 @@ func ClientFor(ctx context.Context, a config.Account, c *store.Collection) (*Cli
 // address books up to date. Result counts collections in Folders, objects
 // new, changed (FlagsChanged) and deleted, and collections gone.
 func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
-	res, err := s.sync(ctx, st, opt)
-	// The account's last sync, as status shows it: when it ended and, if it failed, why.
-	if id, e := st.EnsureAccount(ctx, s.a.Name, KindName); e == nil && ctx.Err() == nil {
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		}
-		st.SetAccountSynced(ctx, id, time.Now(), msg)
-	}
-	return res, err
+	return s.sync(ctx, st, opt)
 }
 
 func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {

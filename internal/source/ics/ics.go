@@ -15,14 +15,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/emersion/go-ical"
 
 	"github.com/postern-mcp/postern/internal/calendar"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/source"
-	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -36,6 +34,7 @@ var maxFileBytes int64 = 16 << 20
 var Kind = source.Kind{
 	Name:     KindName,
 	Noun:     "a folder of .ics files",
+	Caps:     source.Calendar | source.Tasks,
 	Open:     Open,
 	Problems: problems,
 	Where:    folder,
@@ -105,16 +104,7 @@ func Open(a config.Account) source.Source { return &Source{a: a} }
 // file's time zones, its href "FILE#UID". An object's ETag is its text's
 // SHA-256, so only what changed is stored again.
 func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
-	res, err := s.sync(ctx, st, opt)
-	// The account's last sync, as status shows it: when it ended and, if it failed, why.
-	if id, e := st.EnsureAccount(ctx, s.a.Name, KindName); e == nil && ctx.Err() == nil {
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		}
-		st.SetAccountSynced(ctx, id, time.Now(), msg)
-	}
-	return res, err
+	return s.sync(ctx, st, opt)
 }
 
 func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
@@ -191,7 +181,7 @@ func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) 
 				continue
 			}
 			o.CollectionID = col.ID
-			if err := caldav.Fill(o); err != nil {
+			if err := source.FillObject(o); err != nil {
 				warn(o.Href, "%s was skipped: %v", o.Href, err)
 				continue
 			}

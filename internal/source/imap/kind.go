@@ -19,6 +19,7 @@ const KindName = "imap"
 var Kind = source.Kind{
 	Name:     KindName,
 	Noun:     "an IMAP account",
+	Caps:     source.Mail | source.Writes | source.Scripts | source.OAuth,
 	Open:     Open,
 	Problems: problems,
 	Where:    func(a config.Account) string { return a.Server },

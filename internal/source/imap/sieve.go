@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/sieve/managesieve"
+	"github.com/postern-mcp/postern/internal/managesieve"
 	"github.com/postern-mcp/postern/internal/source"
 )
 

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
@@ -31,7 +30,6 @@ func Sync(ctx context.Context, st *store.Store, a Account, opt source.Options) (
 	}
 	c, err := Dial(ctx, a)
 	if err != nil {
-		st.SetAccountSynced(ctx, accountID, time.Now(), err.Error())
 		return nil, err
 	}
 	s := &syncer{st: st, c: c, a: a, opt: opt, accountID: accountID, res: &source.Result{}, warns: source.NewWarnings(ctx, st, accountID, opt)}
@@ -44,14 +42,9 @@ func Sync(ctx context.Context, st *store.Store, a Account, opt source.Options) (
 	// SELECT … (CONDSTORE) turns CONDSTORE on for the session (RFC 7162), so no ENABLE is needed.
 	s.condstore = c.Caps().Has(imap.CapCondStore)
 	err = s.run(ctx)
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
 	if err != nil && ctx.Err() != nil {
 		return s.res, ctx.Err() // the connection is closed; what was committed is kept
 	}
-	st.SetAccountSynced(ctx, accountID, time.Now(), msg)
 	if ctx.Err() == nil {
 		s.c.Logout().Wait()
 	}

@@ -1,6 +1,9 @@
-// Package kinds is the table of account kinds: a configured account's kind names the package
-// that syncs it, checks it, reads its flags and does its remote actions (a source.Kind). Adding
-// a kind is one package and one row here; nothing else switches on a kind's name.
+// Package kinds is the table of kinds: a configured account's kind names the package that
+// syncs it, checks it, reads its flags and does its remote actions (a source.Kind), and the
+// notes folders are a row that no account names. Each row declares its capabilities, which
+// callers ask (Has) instead of comparing a kind's name. Adding a kind is one package and one
+// row here; nothing else switches on a kind's name (internal/archtest fails when something
+// does).
 package kinds
 
 import (
@@ -13,16 +16,61 @@ import (
 	"github.com/postern-mcp/postern/internal/source/ics"
 	"github.com/postern-mcp/postern/internal/source/imap"
 	"github.com/postern-mcp/postern/internal/source/maildir"
+	"github.com/postern-mcp/postern/internal/source/notes"
 )
 
-// table is every kind, sorted by name: the order in which sentences name them and flags are
-// checked.
-var table = []source.Kind{
+// rows is every row, sorted by name.
+var rows = []source.Kind{
 	caldav.Kind,
 	ics.Kind,
 	imap.Kind,
 	maildir.Kind,
+	notes.Kind,
 }
+
+// table is the kinds an account may have (the rows without a Section), sorted by name: the
+// order in which sentences name them and flags are checked.
+var table = accountKinds(rows)
+
+func accountKinds(rows []source.Kind) []source.Kind {
+	var out []source.Kind
+	for _, k := range rows {
+		if k.Section == "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Capability is one thing a kind holds or allows (source.Capability); Has asks for them.
+type Capability = source.Capability
+
+// The capabilities a row declares (see source.Capability).
+const (
+	Mail     = source.Mail
+	Calendar = source.Calendar
+	Tasks    = source.Tasks
+	Contacts = source.Contacts
+	Notes    = source.Notes
+	Writes   = source.Writes
+	Scripts  = source.Scripts
+	OAuth    = source.OAuth
+)
+
+// Has says whether the row named kind declares every capability of c (false for a kind the
+// table lacks). Callers ask it instead of comparing kind names: Has(a.Kind, Calendar|Writes)
+// is an account whose calendars postern writes to.
+func Has(kind string, c Capability) bool {
+	for _, k := range rows {
+		if k.Name == kind {
+			return k.Has(c)
+		}
+	}
+	return false
+}
+
+// Rows is every row of the table, the notes folders' included, sorted by name.
+func Rows() []source.Kind { return append([]source.Kind(nil), rows...) }
 
 // The configuration accepts the kinds of the table and checks an account through its row
 // (config cannot import this package, which imports it).
@@ -32,10 +80,10 @@ func init() {
 	}
 }
 
-// All is the table's rows, sorted by name.
+// All is the kinds an account may have, sorted by name.
 func All() []source.Kind { return append([]source.Kind(nil), table...) }
 
-// Lookup is the row of kind name.
+// Lookup is the row of the account kind name.
 func Lookup(name string) (source.Kind, bool) {
 	for _, k := range table {
 		if k.Name == name {
@@ -54,7 +102,7 @@ func Open(a config.Account) (source.Source, error) {
 	return k.Open(a), nil
 }
 
-// Names lists the kinds of the table, sorted.
+// Names lists the kinds an account may have, sorted.
 func Names() []string {
 	out := make([]string, len(table))
 	for i, k := range table {

@@ -80,8 +80,9 @@ func TestMaildirRowSyncs(t *testing.T) {
 
 // optional are the parts of a row a kind may leave out: what account add and set do only for
 // kinds that log in to check an account, a second flag that names the kind, and the sync's
-// own words (a mail account's are the default).
-var optional = map[string]bool{"Check": true, "Added": true, "Changed": true, "Naming": true, "Synced": true}
+// own words (a mail account's are the default). Section is only a row's that no account has
+// (TestNotesIsARow).
+var optional = map[string]bool{"Check": true, "Added": true, "Changed": true, "Naming": true, "Synced": true, "Section": true}
 
 // missing names the parts of k that are not optional and that it lacks.
 func missing(k source.Kind) []string {
@@ -99,7 +100,7 @@ func missing(k source.Kind) []string {
 // TestMissingFindsEveryPart: a row without parts is said to lack each required one, so that
 // TestRowsAreWhole can fail; a part added to source.Kind is required until made optional.
 func TestMissingFindsEveryPart(t *testing.T) {
-	want := "Name Noun Open Problems Where Line Flags List Synopsis Needs Foreign Apply Validate"
+	want := "Name Noun Caps Open Problems Where Line Flags List Synopsis Needs Foreign Apply Validate"
 	if got := strings.Join(missing(source.Kind{}), " "); got != want {
 		t.Errorf("missing(empty row) = %s; want %s", got, want)
 	}
@@ -242,5 +243,71 @@ func TestNoKindNameLiterals(t *testing.T) {
 	sort.Strings(hits)
 	for _, h := range hits {
 		t.Error(h)
+	}
+}
+
+// TestCapabilities: each row declares what it holds and allows, and Has answers from the row
+// (every capability asked for, none for a kind the table lacks), so that no caller compares a
+// kind's name.
+func TestCapabilities(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		caps Capability
+		want bool
+	}{
+		{"imap", Mail, true},
+		{"imap", Scripts, true},
+		{"imap", OAuth, true},
+		{"imap", Mail | Writes, true},
+		{"imap", Calendar, false},
+		{"imap", Calendar | Writes, false},
+		{"maildir", Mail, true},
+		{"maildir", Writes, false},
+		{"maildir", Scripts, false},
+		{"caldav", Calendar | Writes, true},
+		{"caldav", Contacts, true},
+		{"caldav", Tasks, true},
+		{"caldav", Mail, false},
+		{"caldav", OAuth, false},
+		{"ics", Calendar, true},
+		{"ics", Calendar | Writes, false},
+		{"ics", Contacts, false},
+		{"notes", Notes, true},
+		{"notes", Mail, false},
+		{"jmap", Mail, false},
+		{"imap", 0, false},
+	} {
+		if got := Has(c.kind, c.caps); got != c.want {
+			t.Errorf("Has(%q, %b) = %v; want %v", c.kind, c.caps, got, c.want)
+		}
+	}
+}
+
+// TestNotesIsARow: the notes folders are a row of the table that declares notes, but no
+// account may have that kind: account add's kinds, the configuration's and Open's leave it
+// out, as before it was a row.
+func TestNotesIsARow(t *testing.T) {
+	var rows []string
+	for _, k := range Rows() {
+		rows = append(rows, k.Name)
+		if (k.Section != "") != (k.Name == "notes") {
+			t.Errorf("row %q has section %q", k.Name, k.Section)
+		}
+	}
+	if got := strings.Join(rows, " "); got != "caldav ics imap maildir notes" {
+		t.Errorf("rows = %q; want caldav ics imap maildir notes", got)
+	}
+	if _, ok := Lookup("notes"); ok {
+		t.Error("Lookup(notes) found a row; no account may have kind notes")
+	}
+	if _, err := Open(config.Account{Name: "n", Kind: "notes"}); err == nil || !strings.Contains(err.Error(), "the kinds it knows are caldav, ics, imap and maildir") {
+		t.Errorf("Open of kind notes: %v; want the kinds an account may have", err)
+	}
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte("[[accounts]]\nname = \"n\"\nkind = \"notes\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Load(p); err == nil || !strings.HasSuffix(err.Error(), `account "n" has kind "notes"; use caldav, ics, imap or maildir`) {
+		t.Errorf("Load of an account of kind notes: %v; want it refused", err)
 	}
 }

@@ -16,6 +16,7 @@ const KindName = "maildir"
 var Kind = source.Kind{
 	Name:     KindName,
 	Noun:     "a Maildir import",
+	Caps:     source.Mail,
 	Open:     Open,
 	Problems: problems,
 	Where:    folder,

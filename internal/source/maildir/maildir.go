@@ -61,11 +61,11 @@ func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) 
 func Sync(ctx context.Context, st *store.Store, a config.Account, opt source.Options) (*source.Result, error) {
 	root, err := os.OpenRoot(a.Path)
 	if err != nil {
-		return nil, fmt.Errorf("account %s: cannot open the Maildir %s (%v); check the path given to --maildir", a.Name, a.Path, cause(err))
+		return nil, &source.NotStarted{Err: fmt.Errorf("account %s: cannot open the Maildir %s (%v); check the path given to --maildir", a.Name, a.Path, cause(err))}
 	}
 	defer root.Close()
 	if fi, err := root.Lstat("cur"); err != nil || !(fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0) {
-		return nil, fmt.Errorf("account %s: %s is not a Maildir (no cur folder); check the path given to --maildir", a.Name, a.Path)
+		return nil, &source.NotStarted{Err: fmt.Errorf("account %s: %s is not a Maildir (no cur folder); check the path given to --maildir", a.Name, a.Path)}
 	}
 	accountID, err := st.EnsureAccount(ctx, a.Name, KindName)
 	if err != nil {
@@ -119,16 +119,14 @@ func Sync(ctx context.Context, st *store.Store, a config.Account, opt source.Opt
 		}
 		m.place = name
 		if err := m.folder(ctx, st, f, folders[name], opt, res); err != nil {
-			err = fmt.Errorf("importing folder %s of %s: %w", name, a.Name, err)
-			st.SetAccountSynced(ctx, accountID, time.Now(), err.Error())
-			return res, err
+			return res, fmt.Errorf("importing folder %s of %s: %w", name, a.Name, err)
 		}
 		if err := m.warns.Done(ctx, name); err != nil {
 			return res, err
 		}
 		res.Folders++
 	}
-	return res, st.SetAccountSynced(ctx, accountID, time.Now(), "")
+	return res, nil
 }
 
 // maildir is one Maildir being imported.

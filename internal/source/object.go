@@ -1,4 +1,4 @@
-package caldav
+package source
 
 // The query columns of an object, read from its text with go-ical and
 // go-vcard. The text itself is stored as it is; these columns only narrow a
@@ -19,9 +19,9 @@ import (
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// Fill sets o's UID, Kind and query columns from o.Data (an iCalendar object
+// FillObject sets o's UID, Kind and query columns from o.Data (an iCalendar object
 // or a vCard), or says why it cannot be read.
-func Fill(o *store.Object) error {
+func FillObject(o *store.Object) error {
 	data := []byte(o.Data)
 	if bytes.HasPrefix(bytes.ToUpper(bytes.TrimLeft(data, " \t\r\n\ufeff")), []byte("BEGIN:VCARD")) {
 		return fillCard(o, data)
