@@ -21,8 +21,9 @@ type Source interface {
 	Sync(ctx context.Context, st *store.Store, opt Options) (*Result, error)
 }
 
-// Open makes the Source of an account; a kind's package provides one for the table.
-type Open func(config.Account) Source
+// Open makes the Source of an account from the kind's settings of it; a kind's package
+// provides one for the table. Its error is SettingsOf's: a field of another kind.
+type Open func(config.Account) (Source, error)
 
 // Remote is a Source whose mail lives on a server that postern may write to.
 type Remote interface {
