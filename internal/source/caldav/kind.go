@@ -47,13 +47,19 @@ func SettingsOf(a config.Account) (Settings, error) {
 	return s, err
 }
 
+// parse is SettingsOf without its result: the Parse of Kind.
+func parse(a config.Account) error {
+	_, err := SettingsOf(a)
+	return err
+}
+
 // Kind is the row of the table of kinds for CalDAV/CardDAV accounts.
 var Kind = source.Kind{
 	Name:     KindName,
 	Noun:     noun,
 	Caps:     source.Calendar | source.Tasks | source.Contacts | source.Writes,
 	Settings: Settings{},
-	Parse:    func(a config.Account) error { _, err := SettingsOf(a); return err },
+	Parse:    parse,
 	Open:     Open,
 	Problems: problems,
 	Where:    where,

@@ -39,7 +39,7 @@ var Kind = source.Kind{
 	Noun:     noun,
 	Caps:     source.Calendar | source.Tasks,
 	Settings: Settings{},
-	Parse:    func(a config.Account) error { _, err := SettingsOf(a); return err },
+	Parse:    parse,
 	Open:     Open,
 	Problems: problems,
 	Where:    folder,
@@ -71,6 +71,12 @@ func SettingsOf(a config.Account) (Settings, error) {
 	var s Settings
 	err := source.Settle(a, noun, &s)
 	return s, err
+}
+
+// parse is SettingsOf without its result: the Parse of Kind.
+func parse(a config.Account) error {
+	_, err := SettingsOf(a)
+	return err
 }
 
 func folder(a config.Account) string { return a.Path }

@@ -21,7 +21,7 @@ var Kind = source.Kind{
 	Noun:     noun,
 	Caps:     source.Mail | source.Writes | source.Scripts | source.OAuth,
 	Settings: Settings{},
-	Parse:    func(a config.Account) error { _, err := SettingsOf(a); return err },
+	Parse:    parse,
 	Open:     Open,
 	Problems: problems,
 	Where:    func(a config.Account) string { return a.Server },

@@ -50,6 +50,12 @@ func SettingsOf(a config.Account) (Settings, error) {
 	return s, err
 }
 
+// parse is SettingsOf without its result: the Parse of Kind.
+func parse(a config.Account) error {
+	_, err := SettingsOf(a)
+	return err
+}
+
 // OAuth2 says whether the account logs in with OAuth2.
 func (s Settings) OAuth2() bool { return s.Auth == config.AuthOAuth2 }
 
