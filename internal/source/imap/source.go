@@ -92,6 +92,8 @@ func (s *Source) Connect(ctx context.Context) (source.Session, error) {
 // session is one logged-in connection, for the actions of one tool call.
 type session struct{ c *imapclient.Client }
 
+var _ source.Session = (*session)(nil)
+
 func (s *session) FindRole(ctx context.Context, role string) (string, error) {
 	return FindRole(ctx, s.c, role)
 }
