@@ -28,8 +28,8 @@ type Kind struct {
 	// makes one from an account (Settle); the table records whose each key is (Own).
 	Settings any
 	// Parse is the kind's SettingsOf without its result: it says, in one sentence, what in an
-	// account of the kind the kind refuses (a field of another kind), and config.Load refuses
-	// the file then.
+	// account of the kind the kind refuses, and config.Load refuses the file then. A field of
+	// another kind is not refused but warned of (Strays).
 	Parse func(config.Account) error
 	// Open makes the Source of an account of the kind, from its settings (SettingsOf).
 	Open Open

@@ -11,8 +11,8 @@ import (
 
 // A kind's settings are a struct of its own (imap.Settings, maildir.Settings) whose fields
 // carry the toml keys of the configuration's account fields the kind reads; the kind's
-// SettingsOf fills one from a configured account with Settle, which copies those fields and
-// refuses a field that belongs to another kind. The configuration file keeps one [[accounts]]
+// SettingsOf fills one from a configured account with Settle, which copies those fields; a field
+// that belongs to another kind is ignored and warned of (Strays). The configuration file keeps one [[accounts]]
 // table for every kind: config.Account is how the file is read, a kind's settings how the kind
 // reads it.
 
@@ -20,12 +20,6 @@ import (
 // person is on it (the From of what they write, their other addresses), which mail and
 // calendar invitations alike read.
 var Common = []string{"name", "kind", "address", "display_name", "aliases"}
-
-// Tolerated are the keys a kind that has none of them only warns about (Strays, in postern
-// config check and postern status) instead of refusing: account add and account set write them
-// for an account of any kind (--ca-file, --trust-authserv, --keyring, --oauth2), so refusing
-// them would refuse files postern itself wrote.
-var Tolerated = []string{"tls_ca", "trusted_authserv_ids", "auth", "password"}
 
 // owners is, for each key, the nouns of the kinds whose settings have it, in the order of the
 // table (Own).
@@ -78,32 +72,23 @@ func key(f reflect.StructField) string {
 }
 
 // Settle copies into *settings (a pointer to a kind's settings struct) the fields of a whose
-// toml keys its fields carry, and says, in one sentence naming the account, the key and the
-// kind noun, the first key a holds a value for that neither the kind nor every account has
-// (Common), unless it is Tolerated (Strays warns of those).
+// toml keys its fields carry. A field of a that the kind does not read is not refused: a file
+// that loaded before must still load (account add writes some fields for an account of any
+// kind, and a person may keep a field after changing an account's kind); Strays warns of each.
+// The error is for a kind whose settings cannot be made; none can fail today.
 func Settle(a config.Account, noun string, settings any) error {
-	for _, k := range fill(a, settings) {
-		if contains(Tolerated, k) {
-			continue
-		}
-		if o := ownersOf(k); o != "" {
-			return fmt.Errorf("account %q is %s, and %s is a setting of %s only; remove %s from the account", a.Name, noun, k, o, k)
-		}
-		return fmt.Errorf("account %q is %s, which has no setting %s; remove %s from the account", a.Name, noun, k, k)
-	}
+	fill(a, settings)
 	return nil
 }
 
-// Strays are the warnings, one sentence each without the account's name, of the Tolerated
-// keys a holds a value for that the kind noun, whose settings is a value of its settings
-// struct, does not read: postern ignores them.
+// Strays are the warnings, one sentence each without the account's name, of the keys a holds
+// a value for that the kind noun, whose settings is a value of its settings struct, does not
+// read (and that not every account has, Common): postern ignores them, and postern config
+// check and postern status say so.
 func Strays(a config.Account, noun string, settings any) []string {
 	dst := reflect.New(reflect.TypeOf(settings))
 	var out []string
 	for _, k := range fill(a, dst.Interface()) {
-		if !contains(Tolerated, k) {
-			continue
-		}
 		if o := ownersOf(k); o != "" {
 			out = append(out, fmt.Sprintf("%s is a setting of %s only, not of %s, so postern ignores it; remove it from the account", k, o, noun))
 		} else {

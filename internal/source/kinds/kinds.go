@@ -74,8 +74,8 @@ func Rows() []source.Kind { return append([]source.Kind(nil), rows...) }
 
 // The configuration accepts the kinds of the table and checks an account through its row
 // (config cannot import this package, which imports it): Load refuses what the kind's Parse
-// refuses (a field of another kind), and Problems adds to the kind's own problems a warning for
-// each field of another kind that account add writes for any kind (source.Strays). Each row's
+// refuses, and Problems adds to the kind's own problems a warning for each field the kind does
+// not read, which postern ignores (source.Strays). Each row's
 // settings say whose each key is, for those sentences (source.Own).
 func init() {
 	for _, k := range table {
