@@ -271,6 +271,10 @@ func (c *Config) hardProblems() []string {
 		seen[a.Name] = true
 		if len(kinds.names) > 0 && kinds.problems[a.Kind] == nil {
 			add("account %q has kind %q; use %s", a.Name, a.Kind, orList(kinds.names))
+		} else if parse := kinds.parse[a.Kind]; parse != nil {
+			if err := parse(a); err != nil {
+				add("%v", err)
+			}
 		}
 		ps = append(ps, a.authProblems()...)
 		switch a.SMTPTLS {
@@ -282,27 +286,31 @@ func (c *Config) hardProblems() []string {
 	return ps
 }
 
-// kinds are the account kinds postern knows, with the problems of an account of each. The
-// table of kinds (internal/source/kinds) registers them when it is loaded: config cannot import
-// the kinds' packages, which import config. Until then no kind is refused and no kind's
-// problems are looked for.
+// kinds are the account kinds postern knows, with the problems of an account of each and how
+// each reads an account into its own settings. The table of kinds (internal/source/kinds)
+// registers them when it is loaded: config cannot import the kinds' packages, which import
+// config. Until then no kind is refused and no kind's problems are looked for.
 var kinds struct {
 	names    []string
 	problems map[string]func(Account) []string
+	parse    map[string]func(Account) error
 }
 
-// RegisterKind makes name a kind of account that Load accepts, and problems what Problems
-// looks for in an account of that kind (sentences without the account's name). It is called
-// once per kind before any configuration is read.
-func RegisterKind(name string, problems func(Account) []string) {
+// RegisterKind makes name a kind of account that Load accepts, problems what Problems looks
+// for in an account of that kind (sentences without the account's name), and parse (the
+// kind's settings read from the account; nil: none) what Load refuses in it, in one sentence
+// that names the account. It is called once per kind before any configuration is read.
+func RegisterKind(name string, problems func(Account) []string, parse func(Account) error) {
 	if kinds.problems == nil {
 		kinds.problems = map[string]func(Account) []string{}
+		kinds.parse = map[string]func(Account) error{}
 	}
 	if _, ok := kinds.problems[name]; !ok {
 		kinds.names = append(kinds.names, name)
 		sort.Strings(kinds.names)
 	}
 	kinds.problems[name] = problems
+	kinds.parse[name] = parse
 }
 
 // orList is "a", "a or b", "a, b or c".

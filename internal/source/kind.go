@@ -23,7 +23,15 @@ type Kind struct {
 	// ("notes": [notes]): no account has the kind, and the configuration refuses an account
 	// that names it.
 	Section string
-	// Open makes the Source of an account of the kind.
+	// Settings is a value of the kind's own settings struct (imap.Settings{}): the fields of
+	// the configuration's accounts the kind reads, by their toml keys. The kind's SettingsOf
+	// makes one from an account (Settle); the table records whose each key is (Own).
+	Settings any
+	// Parse is the kind's SettingsOf without its result: it says, in one sentence, what in an
+	// account of the kind the kind refuses, and config.Load refuses the file then. A field of
+	// another kind is not refused but warned of (Strays).
+	Parse func(config.Account) error
+	// Open makes the Source of an account of the kind, from its settings (SettingsOf).
 	Open Open
 	// Problems lists what would make an account of the kind fail (postern config check,
 	// postern status), one sentence each that says what to do; config puts the account's name

@@ -21,8 +21,9 @@ type Source interface {
 	Sync(ctx context.Context, st *store.Store, opt Options) (*Result, error)
 }
 
-// Open makes the Source of an account; a kind's package provides one for the table.
-type Open func(config.Account) Source
+// Open makes the Source of an account from the kind's settings of it; a kind's package
+// provides one for the table. Its error is SettingsOf's: a field of another kind.
+type Open func(config.Account) (Source, error)
 
 // Remote is a Source whose mail lives on a server that postern may write to.
 type Remote interface {
@@ -31,12 +32,33 @@ type Remote interface {
 	Connect(ctx context.Context) (Session, error)
 }
 
-// Session is one logged-in connection to an account's server. Its errors are sentences a
-// person can act on; ctx ending stops the action in progress.
+// Session is one logged-in connection to an account's server: every action of a kind that
+// holds mail and writes to it (Mail|Writes), made of small interfaces (Roles, Messages,
+// Flagger, Mover) that a kind implements by what its capabilities say. Its errors are
+// sentences a person can act on; ctx ending stops the action in progress.
 type Session interface {
+	Roles
+	Messages
+	Flagger
+	Mover
+	// Close logs out.
+	Close()
+}
+
+// Roles finds an account's folders by what they are for.
+type Roles interface {
 	// FindRole returns the folder that has role (RoleDrafts, RoleSent), making it when the
 	// account has none.
 	FindRole(ctx context.Context, role string) (string, error)
+	// RoleFolder returns the folder that has role (any Role constant), found by its
+	// special-use attribute or a conventional name; ok is false when the account has none. It
+	// never creates a folder.
+	RoleFolder(ctx context.Context, role string) (folder string, ok bool, err error)
+}
+
+// Messages puts messages into a folder, reads them back and removes them by Message-ID
+// (drafts and the sent copy).
+type Messages interface {
 	// Append stores raw in folder with flags (store.FlagSeen, store.FlagDraft, …) and the
 	// date it was received (the server's clock when zero).
 	Append(ctx context.Context, folder string, flags int, date time.Time, raw []byte) error
@@ -47,18 +69,23 @@ type Session interface {
 	// Remove deletes from folder the messages whose Message-ID is messageID and says how many;
 	// without UID EXPUNGE on the server it changes nothing and returns ErrNeedsExpunge.
 	Remove(ctx context.Context, folder, messageID string) (int, error)
-	// RoleFolder returns the folder that has role (any Role constant), found by its
-	// special-use attribute or a conventional name; ok is false when the account has none. It
-	// never creates a folder.
-	RoleFolder(ctx context.Context, role string) (folder string, ok bool, err error)
+}
+
+// Flagger reads and changes the flags of messages.
+type Flagger interface {
 	// State returns the flags and modseq of the messages uids of folder that it still holds
-	// (those it no longer holds are left out). Like every action below, it first checks that
-	// folder's UIDVALIDITY is uidValidity, else it returns an error wrapping ErrStale.
+	// (those it no longer holds are left out). Like every action on messages by uid, it first
+	// checks that folder's UIDVALIDITY is uidValidity, else it returns an error wrapping
+	// ErrStale.
 	State(ctx context.Context, folder string, uidValidity uint32, uids []uint32) (map[uint32]MessageState, error)
 	// SetFlags adds and removes IMAP flags (`\Seen`, `\Flagged`, `$Junk`…; never `\Deleted`)
 	// on the messages uids of folder. With unchangedSince > 0 on a server with CONDSTORE, a
 	// message whose modseq is above it is left alone and reported in Flagged.Changed.
 	SetFlags(ctx context.Context, folder string, uidValidity uint32, uids []uint32, add, remove []string, unchangedSince uint64) (Flagged, error)
+}
+
+// Mover moves messages between folders and removes them for good.
+type Mover interface {
 	// Move moves exactly the messages uids of folder to dest. Without MOVE it copies them and
 	// removes the originals with UID EXPUNGE; a server with neither gets ErrNeedsExpunge and
 	// nothing is changed.
@@ -66,8 +93,6 @@ type Session interface {
 	// Expunge removes exactly the messages uids of folder for good and says how many; without
 	// UID EXPUNGE it changes nothing and returns ErrNeedsExpunge.
 	Expunge(ctx context.Context, folder string, uidValidity uint32, uids []uint32) (int, error)
-	// Close logs out.
-	Close()
 }
 
 // Folder roles a Session finds.

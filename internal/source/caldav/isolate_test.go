@@ -192,7 +192,9 @@ func pathOf(u string) string {
 	return u
 }
 
-func plain(f *isoFixture) *Source { return &Source{a: f.account(f.user.Server.URL, f.user.Server.URL)} }
+func plain(f *isoFixture) *Source {
+	return &Source{a: settingsOf(f.account(f.user.Server.URL, f.user.Server.URL))}
+}
 
 func TestRadicaleIsolation(t *testing.T) { testIsolation(t, davtest.Radicale(t), plain) }
 

@@ -23,11 +23,43 @@ import (
 // KindName is the kind of a CalDAV/CardDAV account in the configuration.
 const KindName = "caldav"
 
+// noun names an account of the kind in a sentence.
+const noun = "a CalDAV/CardDAV account"
+
+// Settings are the fields of the configuration's account that a CalDAV/CardDAV account reads.
+type Settings struct {
+	Name string `toml:"name"`
+	// CalDAV and CardDAV are the URLs where discovery of the calendars and address books
+	// starts (either or both).
+	CalDAV  string `toml:"caldav"`
+	CardDAV string `toml:"carddav"`
+	// User and PasswordCmd log in (HTTP Basic, over https unless to this computer).
+	User        string `toml:"user"`
+	PasswordCmd string `toml:"password_cmd"`
+	// TLSCA is a PEM file of certificate authorities trusted besides the system's.
+	TLSCA string `toml:"tls_ca"`
+}
+
+// SettingsOf is the settings of a configured account; a field of another kind is refused.
+func SettingsOf(a config.Account) (Settings, error) {
+	var s Settings
+	err := source.Settle(a, noun, &s)
+	return s, err
+}
+
+// parse is SettingsOf without its result: the Parse of Kind.
+func parse(a config.Account) error {
+	_, err := SettingsOf(a)
+	return err
+}
+
 // Kind is the row of the table of kinds for CalDAV/CardDAV accounts.
 var Kind = source.Kind{
 	Name:     KindName,
-	Noun:     "a CalDAV/CardDAV account",
+	Noun:     noun,
 	Caps:     source.Calendar | source.Tasks | source.Contacts | source.Writes,
+	Settings: Settings{},
+	Parse:    parse,
 	Open:     Open,
 	Problems: problems,
 	Where:    where,

@@ -27,7 +27,7 @@ const defaultBatch = 200
 
 // Source is a CalDAV/CardDAV account as the table of kinds opens it.
 type Source struct {
-	a config.Account
+	a Settings
 	// noSyncCollection makes the sync list ETags even where the server offers
 	// sync-collection (tests of that path against a server that offers it).
 	noSyncCollection bool
@@ -36,17 +36,31 @@ type Source struct {
 }
 
 // Open is the Source of a configured account: the Open of Kind.
-func Open(a config.Account) source.Source { return &Source{a: a} }
+func Open(a config.Account) (source.Source, error) {
+	s, err := SettingsOf(a)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{a: s}, nil
+}
 
 // Connect runs the password command and makes the clients of the account's
 // CalDAV and CardDAV URLs (nil for the one it has not).
 func Connect(ctx context.Context, a config.Account) (cal, card *Client, err error) {
+	s, err := SettingsOf(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return connect(ctx, s)
+}
+
+func connect(ctx context.Context, a Settings) (cal, card *Client, err error) {
 	if a.CalDAV == "" && a.CardDAV == "" {
 		return nil, nil, fmt.Errorf("account %s has neither a caldav nor a carddav URL; set one with postern account set %s --caldav URL (or --carddav URL)", a.Name, a.Name)
 	}
 	pw := ""
 	if a.PasswordCmd != "" || a.User != "" {
-		if pw, err = source.Password(ctx, a); err != nil {
+		if pw, err = source.PasswordOf(ctx, a.Name, a.PasswordCmd); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -90,7 +104,7 @@ func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) 
 
 func (s *Source) sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
 	a := s.a
-	cal, card, err := Connect(ctx, a)
+	cal, card, err := connect(ctx, a)
 	if err != nil {
 		return nil, err
 	}

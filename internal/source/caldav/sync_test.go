@@ -134,6 +134,15 @@ func (f *fixture) account(rootCal, rootCard string) config.Account {
 	return config.Account{Name: "cal", Kind: KindName, CalDAV: rootCal, CardDAV: rootCard, User: f.user.Name, PasswordCmd: f.user.PasswordCmd()}
 }
 
+// settingsOf is the settings of a, which has no field of another kind.
+func settingsOf(a config.Account) Settings {
+	s, err := SettingsOf(a)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 func openStore(t *testing.T) *store.Store {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "store.db"))
@@ -276,7 +285,7 @@ func syncOnce(t *testing.T, src source.Source, st *store.Store) *source.Result {
 func testSyncRoundTrip(t *testing.T, srv *davtest.Server, noSyncCollection bool) {
 	f := setUp(t, srv)
 	st := openStore(t)
-	src := &Source{a: f.account(srv.URL, srv.URL), noSyncCollection: noSyncCollection}
+	src := &Source{a: settingsOf(f.account(srv.URL, srv.URL)), noSyncCollection: noSyncCollection}
 	res := syncOnce(t, src, st)
 	if res.New < 7 || res.Folders < 3 {
 		t.Errorf("first sync: %+v; want at least 7 new objects in 3 collections", res)
@@ -406,7 +415,7 @@ func TestRadicaleResume(t *testing.T) {
 	srv := davtest.Radicale(t)
 	f := setUp(t, srv)
 	st := openStore(t)
-	src := &Source{a: f.account(srv.URL, srv.URL)}
+	src := &Source{a: settingsOf(f.account(srv.URL, srv.URL))}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first, err := src.Sync(ctx, st, source.Options{BatchSize: 1, AfterBatch: func(string, int) { cancel() }})

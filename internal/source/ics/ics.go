@@ -30,11 +30,16 @@ const KindName = "ics"
 // maxFileBytes is the largest .ics file read; a larger one is skipped with a warning.
 var maxFileBytes int64 = 16 << 20
 
+// noun names an account of the kind in a sentence.
+const noun = "a folder of .ics files"
+
 // Kind is the row of the table of kinds for folders of .ics files.
 var Kind = source.Kind{
 	Name:     KindName,
-	Noun:     "a folder of .ics files",
+	Noun:     noun,
 	Caps:     source.Calendar | source.Tasks,
+	Settings: Settings{},
+	Parse:    parse,
 	Open:     Open,
 	Problems: problems,
 	Where:    folder,
@@ -52,6 +57,26 @@ var Kind = source.Kind{
 		Apply:    apply,
 		Validate: validate,
 	},
+}
+
+// Settings are the fields of the configuration's account that a folder of .ics files reads.
+type Settings struct {
+	Name string `toml:"name"`
+	// Path is the folder of .ics files (--ics DIR).
+	Path string `toml:"path"`
+}
+
+// SettingsOf is the settings of a configured account; a field of another kind is refused.
+func SettingsOf(a config.Account) (Settings, error) {
+	var s Settings
+	err := source.Settle(a, noun, &s)
+	return s, err
+}
+
+// parse is SettingsOf without its result: the Parse of Kind.
+func parse(a config.Account) error {
+	_, err := SettingsOf(a)
+	return err
 }
 
 func folder(a config.Account) string { return a.Path }
@@ -93,10 +118,16 @@ func validate(a config.Account) error {
 }
 
 // Source is a folder of .ics files as the table of kinds opens it.
-type Source struct{ a config.Account }
+type Source struct{ a Settings }
 
 // Open is the Source of a configured account: the Open of Kind.
-func Open(a config.Account) source.Source { return &Source{a: a} }
+func Open(a config.Account) (source.Source, error) {
+	s, err := SettingsOf(a)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{a: s}, nil
+}
 
 // Sync reads the folder's .ics files into one read-only calendar. A file that
 // holds one event or task (one UID) is stored as it is; a file that holds

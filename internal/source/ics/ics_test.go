@@ -37,7 +37,10 @@ func TestSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	src := Open(config.Account{Name: "local", Kind: KindName, Path: dir})
+	src, err := Open(config.Account{Name: "local", Kind: KindName, Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var warns []string
 	opt := source.Options{Warn: func(m string) { warns = append(warns, m) }}
 	res, err := src.Sync(context.Background(), st, opt)
@@ -89,7 +92,10 @@ func TestSyncIsolation(t *testing.T) {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	src := Open(config.Account{Name: "local", Kind: KindName, Path: dir})
+	src, err := Open(config.Account{Name: "local", Kind: KindName, Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var said []string
 	opt := source.Options{Warn: func(m string) { said = append(said, m) }}
 	if _, err := src.Sync(ctx, st, opt); err != nil || len(said) != 0 {

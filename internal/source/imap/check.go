@@ -32,7 +32,11 @@ func checkAccount(ctx context.Context, a config.Account, stdout io.Writer) error
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	c, err := Dial(ctx, FromConfig(a))
+	acct, err := FromConfig(a)
+	if err != nil {
+		return err
+	}
+	c, err := Dial(ctx, acct)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("the server %s did not answer within %v (tls %s)", a.Server, checkTimeout, a.TLS)

@@ -18,8 +18,10 @@ const KindName = "imap"
 // Kind is the row of the table of kinds for IMAP accounts.
 var Kind = source.Kind{
 	Name:     KindName,
-	Noun:     "an IMAP account",
+	Noun:     noun,
 	Caps:     source.Mail | source.Writes | source.Scripts | source.OAuth,
+	Settings: Settings{},
+	Parse:    parse,
 	Open:     Open,
 	Problems: problems,
 	Where:    func(a config.Account) string { return a.Server },

@@ -9,20 +9,19 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
-	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/oauth"
 )
 
-// withAuth makes a log in the way c says: with OAuth2 (an access token from the token command
+// withAuth makes a log in the way s says: with OAuth2 (an access token from the token command
 // or renewed from the saved refresh token), or with the password kept in the OS keyring.
-func (a Account) withAuth(c config.Account) Account {
-	switch {
-	case c.OAuth2():
-		a.Token, a.Mechanism, a.Fix = oauth.NewTokens(c).Token, c.OAuth2Mechanism, oauth.Fix(c)
+func (a Account) withAuth(s Settings) Account {
+	switch c := s.oauthAccount(); {
+	case s.OAuth2():
+		a.Token, a.Mechanism, a.Fix = oauth.NewTokens(c).Token, s.OAuth2Mechanism, oauth.Fix(c)
 		a.Password = func(context.Context) (string, error) { // only ManageSieve still asks
 			return "", fmt.Errorf("account %s logs in with OAuth2, which postern does not yet use for ManageSieve (server-side rules); manage those rules in your provider's settings", c.Name)
 		}
-	case c.KeyringPassword():
+	case s.KeyringPassword():
 		a.Password = func(context.Context) (string, error) { return oauth.Password(c.Name) }
 	}
 	return a

@@ -20,6 +20,13 @@ const DefaultSievePort = "4190"
 // SieveAddr is the ManageSieve server of a configured account: its sieve setting, else the
 // IMAP server's host on port 4190.
 func SieveAddr(a config.Account) string {
+	s, _ := SettingsOf(a) // the two fields it reads are copied whatever else a holds
+	return s.sieveAddr()
+}
+
+// sieveAddr is the ManageSieve server of the account: its sieve setting, else the IMAP
+// server's host on port 4190.
+func (a Settings) sieveAddr() string {
 	if a.Sieve != "" {
 		return a.Sieve
 	}
@@ -33,7 +40,11 @@ func SieveAddr(a config.Account) string {
 // OpenScripts logs in to the ManageSieve server of a configured account, with its user and
 // password command.
 func OpenScripts(ctx context.Context, a config.Account) (*Scripts, error) {
-	return DialScripts(ctx, FromConfig(a), SieveAddr(a))
+	s, err := SettingsOf(a)
+	if err != nil {
+		return nil, err
+	}
+	return DialScripts(ctx, s.account(), s.sieveAddr())
 }
 
 // Scripts is a logged-in ManageSieve connection: the source.ScriptStore of an IMAP account.

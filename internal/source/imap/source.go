@@ -43,12 +43,21 @@ type Account struct {
 }
 
 // FromConfig turns a configured account into what the package needs; the password comes from
-// the account's password command, run at each connection.
-func FromConfig(a config.Account) Account {
+// the account's password command, run at each connection. A field of another kind is refused.
+func FromConfig(a config.Account) (Account, error) {
+	s, err := SettingsOf(a)
+	if err != nil {
+		return Account{}, err
+	}
+	return s.account(), nil
+}
+
+// account is what the package needs to reach the server of s.
+func (s Settings) account() Account {
 	return Account{
-		Name: a.Name, Server: a.Server, User: a.User, TLS: a.TLS, TrustedAuthServ: a.TrustedAuthServ, CAFile: a.TLSCA,
-		Password: func(ctx context.Context) (string, error) { return source.Password(ctx, a) },
-	}.withAuth(a)
+		Name: s.Name, Server: s.Server, User: s.User, TLS: s.TLS, TrustedAuthServ: s.TrustedAuthServ, CAFile: s.TLSCA,
+		Password: func(ctx context.Context) (string, error) { return source.PasswordOf(ctx, s.Name, s.PasswordCmd) },
+	}.withAuth(s)
 }
 
 // Source is an IMAP account as the table of kinds opens it.
@@ -58,7 +67,13 @@ type Source struct{ a Account }
 func New(a Account) *Source { return &Source{a: a} }
 
 // Open is the Source of a configured account: the Open of Kind.
-func Open(a config.Account) source.Source { return New(FromConfig(a)) }
+func Open(a config.Account) (source.Source, error) {
+	acct, err := FromConfig(a)
+	if err != nil {
+		return nil, err
+	}
+	return New(acct), nil
+}
 
 // Sync brings the store's copy of the account up to date.
 func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
@@ -76,6 +91,8 @@ func (s *Source) Connect(ctx context.Context) (source.Session, error) {
 
 // session is one logged-in connection, for the actions of one tool call.
 type session struct{ c *imapclient.Client }
+
+var _ source.Session = (*session)(nil)
 
 func (s *session) FindRole(ctx context.Context, role string) (string, error) {
 	return FindRole(ctx, s.c, role)

@@ -30,7 +30,10 @@ func TestOpenSyncsAndActs(t *testing.T) {
 	u := srv.NewUser(t)
 	raw := testmsg.Plain("a@example.test", "b@example.test", "", "kept", "kept@example.test")
 	u.AddMessage(t, "INBOX", raw, "S")
-	src := Open(configured(u))
+	src, err := Open(configured(u))
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := openStore(t)
 	ctx := context.Background()
 	res, err := src.Sync(ctx, st, source.Options{})
@@ -97,7 +100,11 @@ func TestOpenPasswordCommandFails(t *testing.T) {
 	u := srv.NewUser(t)
 	a := configured(u)
 	a.PasswordCmd = "echo " + u.Password + "; exit 3"
-	_, err := Open(a).(source.Remote).Connect(context.Background())
+	src, err := Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.(source.Remote).Connect(context.Background())
 	if err == nil || err.Error() != "the password command of account test failed (exit status 3); run it in a terminal to see why" {
 		t.Fatalf("Connect with a failing password command: %v", err)
 	}

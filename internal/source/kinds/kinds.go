@@ -73,10 +73,23 @@ func Has(kind string, c Capability) bool {
 func Rows() []source.Kind { return append([]source.Kind(nil), rows...) }
 
 // The configuration accepts the kinds of the table and checks an account through its row
-// (config cannot import this package, which imports it).
+// (config cannot import this package, which imports it): Load refuses what the kind's Parse
+// refuses, and Problems adds to the kind's own problems a warning for each field the kind does
+// not read, which postern ignores (source.Strays). Each row's
+// settings say whose each key is, for those sentences (source.Own).
 func init() {
 	for _, k := range table {
-		config.RegisterKind(k.Name, k.Problems)
+		source.Own(k.Noun, k.Settings)
+	}
+	for _, k := range table {
+		config.RegisterKind(k.Name, problems(k), k.Parse)
+	}
+}
+
+// problems is what config.Problems looks for in an account of kind k.
+func problems(k source.Kind) func(config.Account) []string {
+	return func(a config.Account) []string {
+		return append(k.Problems(a), source.Strays(a, k.Noun, k.Settings)...)
 	}
 }
 
@@ -99,7 +112,7 @@ func Open(a config.Account) (source.Source, error) {
 	if !ok {
 		return nil, fmt.Errorf("account %s has kind %q, which postern cannot sync; the kinds it knows are %s", a.Name, a.Kind, List(Names(), "and"))
 	}
-	return k.Open(a), nil
+	return k.Open(a)
 }
 
 // Names lists the kinds an account may have, sorted.

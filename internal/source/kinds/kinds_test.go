@@ -100,7 +100,7 @@ func missing(k source.Kind) []string {
 // TestMissingFindsEveryPart: a row without parts is said to lack each required one, so that
 // TestRowsAreWhole can fail; a part added to source.Kind is required until made optional.
 func TestMissingFindsEveryPart(t *testing.T) {
-	want := "Name Noun Caps Open Problems Where Line Flags List Synopsis Needs Foreign Apply Validate"
+	want := "Name Noun Caps Settings Parse Open Problems Where Line Flags List Synopsis Needs Foreign Apply Validate"
 	if got := strings.Join(missing(source.Kind{}), " "); got != want {
 		t.Errorf("missing(empty row) = %s; want %s", got, want)
 	}

@@ -12,11 +12,16 @@ import (
 // KindName is the kind of a Maildir import in the configuration.
 const KindName = "maildir"
 
+// noun names an account of the kind in a sentence.
+const noun = "a Maildir import"
+
 // Kind is the row of the table of kinds for Maildir imports.
 var Kind = source.Kind{
 	Name:     KindName,
-	Noun:     "a Maildir import",
+	Noun:     noun,
 	Caps:     source.Mail,
+	Settings: Settings{},
+	Parse:    parse,
 	Open:     Open,
 	Problems: problems,
 	Where:    folder,
@@ -29,6 +34,28 @@ var Kind = source.Kind{
 		Apply:    apply,
 		Validate: validate,
 	},
+}
+
+// Settings are the fields of the configuration's account that a Maildir import reads.
+type Settings struct {
+	Name string `toml:"name"`
+	// Path is the Maildir (--maildir PATH).
+	Path string `toml:"path"`
+	// TrustedAuthServ names the receiving servers whose Authentication-Results are believed.
+	TrustedAuthServ []string `toml:"trusted_authserv_ids"`
+}
+
+// SettingsOf is the settings of a configured account; a field of another kind is refused.
+func SettingsOf(a config.Account) (Settings, error) {
+	var s Settings
+	err := source.Settle(a, noun, &s)
+	return s, err
+}
+
+// parse is SettingsOf without its result: the Parse of Kind.
+func parse(a config.Account) error {
+	_, err := SettingsOf(a)
+	return err
 }
 
 func folder(a config.Account) string { return a.Path }

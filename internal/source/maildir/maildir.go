@@ -38,14 +38,20 @@ var (
 var errTooSlow = errors.New("reading it took too long")
 
 // Source is a Maildir account as the table of kinds opens it.
-type Source struct{ a config.Account }
+type Source struct{ a Settings }
 
 // Open is the Source of a configured account: the Open of Kind.
-func Open(a config.Account) source.Source { return &Source{a: a} }
+func Open(a config.Account) (source.Source, error) {
+	s, err := SettingsOf(a)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{a: s}, nil
+}
 
 // Sync imports the Maildir into the store (see the function Sync).
 func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) (*source.Result, error) {
-	return Sync(ctx, st, s.a, opt)
+	return sync(ctx, st, s.a, opt)
 }
 
 // Sync imports a local Maildir (Maildir++ folders) read-only: it never
@@ -59,6 +65,14 @@ func (s *Source) Sync(ctx context.Context, st *store.Store, opt source.Options) 
 // descriptor, and checked again to be the very file its name holds. Anything
 // else is skipped with one warning through opt.Warn.
 func Sync(ctx context.Context, st *store.Store, a config.Account, opt source.Options) (*source.Result, error) {
+	s, err := SettingsOf(a)
+	if err != nil {
+		return nil, &source.NotStarted{Err: err}
+	}
+	return sync(ctx, st, s, opt)
+}
+
+func sync(ctx context.Context, st *store.Store, a Settings, opt source.Options) (*source.Result, error) {
 	root, err := os.OpenRoot(a.Path)
 	if err != nil {
 		return nil, &source.NotStarted{Err: fmt.Errorf("account %s: cannot open the Maildir %s (%v); check the path given to --maildir", a.Name, a.Path, cause(err))}
@@ -133,7 +147,7 @@ func Sync(ctx context.Context, st *store.Store, a config.Account, opt source.Opt
 type maildir struct {
 	root    *os.Root
 	path    string // as configured, for describing links only
-	account config.Account
+	account Settings
 	warn    func(string)
 	ctx     context.Context
 	warns   *source.Warnings

@@ -39,7 +39,11 @@ func TestRawReadsTheSyncedFile(t *testing.T) {
 		}
 		return rows[0].UID
 	}
-	src := Open(a).(source.Reader)
+	opened, err := Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := opened.(source.Reader)
 	inboxUID, workUID := uid("INBOX"), uid("Work")
 	if b, err := src.Raw(ctx, st, "INBOX", inboxUID); err != nil || string(b) != string(inbox) {
 		t.Fatalf("INBOX: %q %v", b, err)
