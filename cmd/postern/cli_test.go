@@ -316,6 +316,14 @@ func TestCLIConfigCheck(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "no problems") || errOut != "" {
 		t.Fatalf("a good configuration: %d %q %q", code, out, errOut)
 	}
+	// A field the account's kind does not read (kept from an IMAP account) is said and ignored:
+	// the file that loaded before still loads and has no problem.
+	write("[[accounts]]\nname = \"a\"\nkind = \"maildir\"\npath = \"" + maildir + "\"\nsmtp = \"smtp.example.com:587\"\n")
+	out, errOut, code = runCLI(t, env, "config", "check", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "no problems") || errOut != "" ||
+		!strings.Contains(out, "note: account a: smtp is a setting of an IMAP account only, not of a Maildir import, so postern ignores it") {
+		t.Fatalf("a field of another kind: %d %q %q; want a note and no problems", code, out, errOut)
+	}
 	// A missing file is an empty configuration.
 	if out, _, code := runCLI(t, env, "config", "check", "--config", filepath.Join(dir, "none.toml")); code != 0 || !strings.Contains(out, "no problems") {
 		t.Fatalf("a missing file: %d %q", code, out)

@@ -29,7 +29,14 @@ an empty configuration, which has no problems.`,
 			if abs, err := filepath.Abs(path); err == nil {
 				path = abs
 			}
-			_, problems := configProblems(path)
+			cfg, problems := configProblems(path)
+			if cfg != nil {
+				// What postern ignores (a field the account's kind does not read) is said, and
+				// fails nothing.
+				for _, n := range cfg.Notices() {
+					fmt.Fprintln(stdout, "note: "+termsafe.Line(n))
+				}
+			}
 			if len(problems) == 0 {
 				fmt.Fprintf(stdout, "%s: no problems\n", termsafe.Line(path))
 				return nil

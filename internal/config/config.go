@@ -294,16 +294,19 @@ var kinds struct {
 	names    []string
 	problems map[string]func(Account) []string
 	parse    map[string]func(Account) error
+	notices  map[string]func(Account) []string
 }
 
 // RegisterKind makes name a kind of account that Load accepts, problems what Problems looks
-// for in an account of that kind (sentences without the account's name), and parse (the
-// kind's settings read from the account; nil: none) what Load refuses in it, in one sentence
-// that names the account. It is called once per kind before any configuration is read.
-func RegisterKind(name string, problems func(Account) []string, parse func(Account) error) {
+// for in an account of that kind (sentences without the account's name), parse (the kind's
+// settings read from the account; nil: none) what Load refuses in it, in one sentence that
+// names the account, and notices (nil: none) what Notices says of it: what postern ignores in
+// it, which makes nothing fail. It is called once per kind before any configuration is read.
+func RegisterKind(name string, problems func(Account) []string, parse func(Account) error, notices func(Account) []string) {
 	if kinds.problems == nil {
 		kinds.problems = map[string]func(Account) []string{}
 		kinds.parse = map[string]func(Account) error{}
+		kinds.notices = map[string]func(Account) []string{}
 	}
 	if _, ok := kinds.problems[name]; !ok {
 		kinds.names = append(kinds.names, name)
@@ -311,6 +314,22 @@ func RegisterKind(name string, problems func(Account) []string, parse func(Accou
 	}
 	kinds.problems[name] = problems
 	kinds.parse[name] = parse
+	kinds.notices[name] = notices
+}
+
+// Notices are what postern ignores in the configuration (a field an account's kind does not
+// read), one sentence each naming the account: nothing fails because of them, and postern
+// config check says them without failing.
+func (c *Config) Notices() []string {
+	var out []string
+	for _, a := range c.Accounts {
+		if n := kinds.notices[a.Kind]; n != nil {
+			for _, x := range n(a) {
+				out = append(out, "account "+a.Name+": "+x)
+			}
+		}
+	}
+	return out
 }
 
 // orList is "a", "a or b", "a, b or c".

@@ -74,23 +74,21 @@ func Rows() []source.Kind { return append([]source.Kind(nil), rows...) }
 
 // The configuration accepts the kinds of the table and checks an account through its row
 // (config cannot import this package, which imports it): Load refuses what the kind's Parse
-// refuses, and Problems adds to the kind's own problems a warning for each field the kind does
-// not read, which postern ignores (source.Strays). Each row's
+// refuses, Problems is the kind's own problems, and Notices says of each field the kind does not
+// read that postern ignores it (source.Strays). Each row's
 // settings say whose each key is, for those sentences (source.Own).
 func init() {
 	for _, k := range table {
 		source.Own(k.Noun, k.Settings)
 	}
 	for _, k := range table {
-		config.RegisterKind(k.Name, problems(k), k.Parse)
+		config.RegisterKind(k.Name, k.Problems, k.Parse, strays(k))
 	}
 }
 
-// problems is what config.Problems looks for in an account of kind k.
-func problems(k source.Kind) func(config.Account) []string {
-	return func(a config.Account) []string {
-		return append(k.Problems(a), source.Strays(a, k.Noun, k.Settings)...)
-	}
+// strays is what config.Notices says of an account of kind k: the fields it ignores.
+func strays(k source.Kind) func(config.Account) []string {
+	return func(a config.Account) []string { return source.Strays(a, k.Noun, k.Settings) }
 }
 
 // All is the kinds an account may have, sorted by name.

@@ -43,8 +43,8 @@ func TestFieldOfAnotherKindIsAWarning(t *testing.T) {
 			t.Errorf("Load of\n%s refused a file that loaded before: %v", c.account, err)
 			continue
 		}
-		if got := cfg.Problems(nil); !slices.Contains(got, c.want) {
-			t.Errorf("Problems of\n%s= %q\nwant it to hold %q", c.account, got, c.want)
+		if got := cfg.Notices(); !slices.Contains(got, c.want) {
+			t.Errorf("Notices of\n%s= %q\nwant it to hold %q", c.account, got, c.want)
 		}
 		if _, err := Open(cfg.Accounts[0]); err != nil {
 			t.Errorf("Open of an account with an ignored field: %v", err)
@@ -61,13 +61,16 @@ func TestFieldAccountAddWritesIsAWarning(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load refused a file account add writes: %v", err)
 	}
-	got := cfg.Problems(nil)
+	if ps := cfg.Problems(nil); len(ps) != 0 {
+		t.Errorf("a field postern ignores is a problem: %q", ps)
+	}
+	got := cfg.Notices()
 	want := []string{
 		"account days: trusted_authserv_ids is a setting of an IMAP account or a Maildir import only, not of a folder of .ics files, so postern ignores it; remove it from the account",
 		"account days: password is a setting of an IMAP account only, not of a folder of .ics files, so postern ignores it; remove it from the account",
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Problems:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		t.Errorf("Notices:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 	if _, err := Open(cfg.Accounts[0]); err != nil {
 		t.Errorf("Open of an account with an ignored field: %v", err)
