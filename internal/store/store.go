@@ -20,6 +20,7 @@ import (
 	_ "modernc.org/sqlite" // the database driver, pure Go
 
 	"github.com/postern-mcp/postern/internal/mask"
+	"github.com/postern-mcp/postern/internal/store/notestore"
 )
 
 // Store is an open database.
@@ -29,7 +30,21 @@ type Store struct {
 
 	dvMu sync.Mutex
 	dv   *sql.Conn // the connection DataVersion reads on (projects.go), never written through
+
+	*notes // the notes of the notes folders (notestore)
 }
+
+// The notes of the notes folders, kept by internal/store/notestore on the store's database.
+type (
+	notes      = notestore.Notes
+	Note       = notestore.Note
+	NoteStamp  = notestore.NoteStamp
+	NoteScope  = notestore.NoteScope
+	NoteFilter = notestore.NoteFilter
+)
+
+// ErrNoNote is returned for a note that is not in the store.
+var ErrNoNote = notestore.ErrNoNote
 
 // File is the database's name inside the data folder.
 const File = "store.db"
@@ -168,7 +183,7 @@ var upgrades = map[int][]string{
 	16: {createSyncWarnings},
 	// 11: whether a sender is authenticated, added by addAuthentic (projects.go).
 	// The notes of the notes folders and their index (notes.go).
-	12: notesSchema,
+	12: notestore.Schema,
 	// What the action log did to events and tasks (actions.go): one row per object, with the
 	// file of its previous text as the server held it, and the ETags the undo checks.
 	14: {
@@ -310,6 +325,7 @@ func Open(path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(4)
 	s := &Store{db: db, path: path}
+	s.notes = notestore.New(db, s.explain)
 	if err := s.migrate(); err != nil {
 		db.Close()
 		return nil, err
