@@ -14,15 +14,6 @@ import (
 // or is gone: each sync of a place says again what is still wrong there and drops the rest
 // (KeepSyncWarnings), and the place's warnings go with it (KeepSyncPlaces). status shows them.
 
-const createSyncWarnings = `CREATE TABLE IF NOT EXISTS sync_warnings(
-	account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-	place TEXT NOT NULL,
-	item TEXT NOT NULL,
-	text TEXT NOT NULL,
-	at INTEGER NOT NULL,
-	PRIMARY KEY(account_id, place, item)
-)`
-
 // SyncWarning is one warning kept for an account.
 type SyncWarning struct {
 	Place, Item, Text string
