@@ -21,6 +21,7 @@ import (
 
 	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/store/actionlog"
+	"github.com/postern-mcp/postern/internal/store/davstore"
 	"github.com/postern-mcp/postern/internal/store/notestore"
 	"github.com/postern-mcp/postern/internal/store/schema"
 )
@@ -33,8 +34,9 @@ type Store struct {
 	dvMu sync.Mutex
 	dv   *sql.Conn // the connection DataVersion reads on (projects.go), never written through
 
-	*notes     // the notes of the notes folders (notestore)
-	*actionLog // the action log and backups (actionlog)
+	*notes      // the notes of the notes folders (notestore)
+	*actionLog  // the action log and backups (actionlog)
+	*davObjects // calendars, task lists, address books and their objects (davstore)
 }
 
 // The notes of the notes folders, kept by internal/store/notestore on the store's database.
@@ -61,7 +63,7 @@ var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	13: addLastOK, // when each account last synced without an error (fresh.go)
 	// A contact search reads only what the tools show, masked (searched.go); before, it read
 	// the server's words as they were.
-	14: refillContactSearch,
+	14: davstore.RefillContactSearch,
 	15: addHeld, // what each account ever held, so a message moved back is not new (held.go)
 	17: actionlog.AddRows,
 }
@@ -90,6 +92,7 @@ func Open(path string) (*Store, error) {
 	s := &Store{db: db, path: path}
 	s.notes = notestore.New(db, s.explain)
 	s.actionLog = actionlog.New(db, s.explain)
+	s.davObjects = davstore.New(db, s.explain)
 	if err := s.migrate(); err != nil {
 		db.Close()
 		return nil, err
