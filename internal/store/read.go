@@ -806,7 +806,7 @@ type AccountStat struct {
 	LastOK   time.Time
 	Messages int
 	// Warnings are what its syncs skipped or changed of single items, until they sync
-	// cleanly (warnings.go).
+	// cleanly (syncwarn).
 	Warnings []string
 }
 

@@ -1,7 +1,9 @@
 // Package store owns postern's local copy of mail: a SQLite database (WAL) of
 // accounts, folders, messages, threads and two FTS5 indexes, one over subjects,
 // addresses and attachment names and one over body text. One writer at a time
-// (a lock file), readers never blocked. It never stores a password.
+// (a lock file), readers never blocked. It never stores a password. The action log,
+// calendars and contacts, notes and sync warnings live in sub-packages whose methods Store
+// embeds, and the tables are data in store/schema (docs/packages.md, internal/store).
 package store
 
 import (
@@ -24,6 +26,7 @@ import (
 	"github.com/postern-mcp/postern/internal/store/davstore"
 	"github.com/postern-mcp/postern/internal/store/notestore"
 	"github.com/postern-mcp/postern/internal/store/schema"
+	"github.com/postern-mcp/postern/internal/store/syncwarn"
 )
 
 // Store is an open database.
@@ -37,6 +40,7 @@ type Store struct {
 	*notes      // the notes of the notes folders (notestore)
 	*actionLog  // the action log and backups (actionlog)
 	*davObjects // calendars, task lists, address books and their objects (davstore)
+	*warnings   // what a sync could not take of an item (syncwarn)
 }
 
 // The notes of the notes folders, kept by internal/store/notestore on the store's database.
@@ -46,6 +50,12 @@ type (
 	NoteStamp  = notestore.NoteStamp
 	NoteScope  = notestore.NoteScope
 	NoteFilter = notestore.NoteFilter
+)
+
+// What a sync could not take of one item, kept by internal/store/syncwarn.
+type (
+	warnings    = syncwarn.Warnings
+	SyncWarning = syncwarn.SyncWarning
 )
 
 // ErrNoNote is returned for a note that is not in the store.
@@ -93,6 +103,7 @@ func Open(path string) (*Store, error) {
 	s.notes = notestore.New(db, s.explain)
 	s.actionLog = actionlog.New(db, s.explain)
 	s.davObjects = davstore.New(db, s.explain)
+	s.warnings = syncwarn.New(db, s.explain)
 	if err := s.migrate(); err != nil {
 		db.Close()
 		return nil, err

@@ -102,7 +102,7 @@ var Upgrades = map[int][]string{
 			uid INTEGER NOT NULL
 		)`,
 	},
-	// Calendars, task lists and address books, and their objects (dav.go).
+	// Calendars, task lists and address books, and their objects (davstore).
 	9: {
 		`CREATE TABLE IF NOT EXISTS collections(
 			id INTEGER PRIMARY KEY,
@@ -137,10 +137,10 @@ var Upgrades = map[int][]string{
 		)`,
 		`CREATE INDEX IF NOT EXISTS dav_objects_start ON dav_objects(collection_id, kind, start)`,
 	},
-	// What a sync skipped or changed of one object, until it syncs cleanly (warnings.go).
+	// What a sync skipped or changed of one object, until it syncs cleanly (syncwarn).
 	16: {SyncWarnings},
 	// 11: whether a sender is authenticated, added by addAuthentic (projects.go).
-	// The notes of the notes folders and their index (notes.go).
+	// The notes of the notes folders and their index (notestore).
 	12: notestore.Schema,
 	// What the action log did to events and tasks (actionlog): one row per object, with the
 	// file of its previous text as the server held it, and the ETags the undo checks.
