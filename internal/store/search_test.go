@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -1103,13 +1104,8 @@ func testAgainstModel(t *testing.T, e *searchEnv) {
 	}
 	no := false
 	modes := []mode{{false, nil, "", nil}, {true, nil, "", nil}, {true, []string{"acct"}, "", nil}, {false, []string{"acct", "other"}, "inbox", &no}}
-	compared, matched, nonEmpty := 0, 0, 0
 	opsSeen := map[string]bool{}
 	for qi, q := range queries {
-		parsed, err := search.Parse(q.text, e.now)
-		if err != nil {
-			t.Fatalf("query %d %q does not parse: %v", qi, q.text, err)
-		}
 		for _, o := range q.ops {
 			opsSeen[strings.TrimRight(o, "0123456789")] = true
 		}
@@ -1121,68 +1117,89 @@ func testAgainstModel(t *testing.T, e *searchEnv) {
 		if os.Getenv("POSTERN_SEARCH_DUMP") != "" {
 			fmt.Printf("%3d %-90q %d/%d\n", qi, q.text, len(e.expect(q, false, nil)), len(e.expect(q, true, nil)))
 		}
-		for _, md := range modes {
-			mq := q
-			if md.folder != "" || md.flagged != nil {
-				c := *q
-				c.preds = slices.Clip(c.preds)
-				if md.folder != "" {
-					c.preds = append(c.preds, func(m *modelMsg) bool { return inFolder(m, md.folder) })
-				}
-				if md.flagged != nil {
-					want := *md.flagged
-					c.preds = append(c.preds, func(m *modelMsg) bool { return (m.flags&store.FlagFlagged != 0) == want })
-				}
-				mq = &c
-			}
-			want := e.expect(mq, md.bodies, md.accounts)
-			f := &store.Filter{Query: parsed, Bodies: md.bodies, Accounts: md.accounts, Folder: md.folder, Flagged: md.flagged, Limit: 1 << 20}
-			rows, more, err := e.st.Messages(ctx, f)
-			if err != nil {
-				t.Fatalf("query %d %q: %v", qi, q.text, err)
-			}
-			got := make([]int64, len(rows))
-			for i, r := range rows {
-				got[i] = r.ID
-			}
-			n, err := e.st.Count(ctx, f)
-			if err != nil {
-				t.Fatalf("query %d %q: Count: %v", qi, q.text, err)
-			}
-			compared++
-			matched += len(want)
-			if len(want) > 0 {
-				nonEmpty++
-			}
-			if more {
-				t.Errorf("query %d %q: more=true with a limit above the corpus", qi, q.text)
-			}
-			if !slices.Equal(got, want) || n != len(want) {
-				t.Errorf("query %d %q (bodies=%v accounts=%v folder=%q flagged=%v; parsed %+v):\n%s\nCount=%d",
-					qi, q.text, md.bodies, md.accounts, md.folder, md.flagged, parsed.Terms, e.diff(mq, md.bodies, got, want), n)
-			}
-			// Small pages: the newest matches come first whatever the page
-			// size, also when few of a word's newest messages pass the other
-			// conditions (the search then widens its window several times).
-			for _, lim := range []int{1, 3, 20} {
-				g := *f
-				g.Limit = lim
-				rows, more, err := e.st.Messages(ctx, &g)
-				if err != nil {
-					t.Fatalf("query %d %q limit %d: %v", qi, q.text, lim, err)
-				}
-				page := make([]int64, len(rows))
-				for i, r := range rows {
-					page[i] = r.ID
-				}
-				wantPage := want[:min(lim, len(want))]
-				if !slices.Equal(page, wantPage) || more != (len(want) > lim) {
-					t.Errorf("query %d %q (bodies=%v accounts=%v folder=%q) limit %d: got %v more=%v, want %v more=%v",
-						qi, q.text, md.bodies, md.accounts, md.folder, lim, page, more, wantPage, len(want) > lim)
-				}
-			}
-		}
 	}
+	// The queries are compared in two halves side by side: each only reads the store.
+	var mu sync.Mutex
+	compared, matched, nonEmpty := 0, 0, 0
+	t.Run("Queries", func(t *testing.T) {
+		for half := range 2 {
+			t.Run(strconv.Itoa(half), func(t *testing.T) {
+				t.Parallel()
+				for qi, q := range queries {
+					if qi%2 != half {
+						continue
+					}
+					parsed, err := search.Parse(q.text, e.now)
+					if err != nil {
+						t.Fatalf("query %d %q does not parse: %v", qi, q.text, err)
+					}
+					for _, md := range modes {
+						mq := q
+						if md.folder != "" || md.flagged != nil {
+							c := *q
+							c.preds = slices.Clip(c.preds)
+							if md.folder != "" {
+								c.preds = append(c.preds, func(m *modelMsg) bool { return inFolder(m, md.folder) })
+							}
+							if md.flagged != nil {
+								want := *md.flagged
+								c.preds = append(c.preds, func(m *modelMsg) bool { return (m.flags&store.FlagFlagged != 0) == want })
+							}
+							mq = &c
+						}
+						want := e.expect(mq, md.bodies, md.accounts)
+						f := &store.Filter{Query: parsed, Bodies: md.bodies, Accounts: md.accounts, Folder: md.folder, Flagged: md.flagged, Limit: 1 << 20}
+						rows, more, err := e.st.Messages(ctx, f)
+						if err != nil {
+							t.Fatalf("query %d %q: %v", qi, q.text, err)
+						}
+						got := make([]int64, len(rows))
+						for i, r := range rows {
+							got[i] = r.ID
+						}
+						n, err := e.st.Count(ctx, f)
+						if err != nil {
+							t.Fatalf("query %d %q: Count: %v", qi, q.text, err)
+						}
+						mu.Lock()
+						compared++
+						matched += len(want)
+						if len(want) > 0 {
+							nonEmpty++
+						}
+						mu.Unlock()
+						if more {
+							t.Errorf("query %d %q: more=true with a limit above the corpus", qi, q.text)
+						}
+						if !slices.Equal(got, want) || n != len(want) {
+							t.Errorf("query %d %q (bodies=%v accounts=%v folder=%q flagged=%v; parsed %+v):\n%s\nCount=%d",
+								qi, q.text, md.bodies, md.accounts, md.folder, md.flagged, parsed.Terms, e.diff(mq, md.bodies, got, want), n)
+						}
+						// Small pages: the newest matches come first whatever the page
+						// size, also when few of a word's newest messages pass the other
+						// conditions (the search then widens its window several times).
+						for _, lim := range []int{1, 3, 20} {
+							g := *f
+							g.Limit = lim
+							rows, more, err := e.st.Messages(ctx, &g)
+							if err != nil {
+								t.Fatalf("query %d %q limit %d: %v", qi, q.text, lim, err)
+							}
+							page := make([]int64, len(rows))
+							for i, r := range rows {
+								page[i] = r.ID
+							}
+							wantPage := want[:min(lim, len(want))]
+							if !slices.Equal(page, wantPage) || more != (len(want) > lim) {
+								t.Errorf("query %d %q (bodies=%v accounts=%v folder=%q) limit %d: got %v more=%v, want %v more=%v",
+									qi, q.text, md.bodies, md.accounts, md.folder, lim, page, more, wantPage, len(want) > lim)
+							}
+						}
+					}
+				}
+			})
+		}
+	})
 	for _, o := range search.Operators {
 		if !opsSeen[o] {
 			t.Errorf("no query used %s", o)
