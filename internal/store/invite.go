@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+
+	"github.com/postern-mcp/postern/internal/store/davstore"
 )
 
 // Invitations in mail (schema 11): a message carrying an iTIP REQUEST or CANCEL (RFC 6047)
@@ -43,23 +45,27 @@ func addInviteColumns(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// ObjectsByUID returns the events of the collections given whose UID is uid.
-func (s *Store) ObjectsByUID(ctx context.Context, collections []int64, uid string) ([]*Object, error) {
-	var out []*Object
-	for _, c := range collections {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+objectColumns+` FROM dav_objects o WHERE o.collection_id = ? AND o.uid = ? AND o.kind = ? ORDER BY o.id`, c, uid, ObjectEvent)
-		if err != nil {
-			return nil, s.explain(err)
-		}
-		for rows.Next() {
-			o, err := scanObject(rows)
-			if err != nil {
-				rows.Close()
-				return nil, s.explain(err)
-			}
-			out = append(out, o)
-		}
-		rows.Close()
-	}
-	return out, nil
-}
+// Calendars, task lists and address books and their objects are internal/store/davstore's,
+// lent to Store by embedding; their names are the store's as before.
+type (
+	davObjects = davstore.Objects
+	Collection = davstore.Collection
+	Object     = davstore.Object
+)
+
+// Collection kinds.
+const (
+	KindCalendar    = davstore.KindCalendar
+	KindTasks       = davstore.KindTasks
+	KindAddressBook = davstore.KindAddressBook
+)
+
+// Object kinds.
+const (
+	ObjectEvent   = davstore.ObjectEvent
+	ObjectTodo    = davstore.ObjectTodo
+	ObjectContact = davstore.ObjectContact
+)
+
+// ErrNoObject is an object id the store does not hold (or hides).
+var ErrNoObject = davstore.ErrNoObject

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+
+	"github.com/postern-mcp/postern/internal/store/fts"
 )
 
 // What the person's projects keep from agents is decided per thread (a message belongs with
@@ -87,7 +89,7 @@ func (s *Store) RouteThreads(ctx context.Context, r *MailRoute, accounts []strin
 		}
 		// The unary + keeps the planner from reading every message of the account through
 		// an index on account_id instead of the route's own index.
-		acct = " AND +m.account_id IN (SELECT id FROM accounts WHERE name IN (" + placeholders(len(accounts)) + "))"
+		acct = " AND +m.account_id IN (SELECT id FROM accounts WHERE name IN (" + fts.Placeholders(len(accounts)) + "))"
 		for _, a := range accounts {
 			acctArgs = append(acctArgs, a)
 		}

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/postern-mcp/postern/internal/search"
+	"github.com/postern-mcp/postern/internal/store/fts"
 )
 
 // Row is a message as the read tools show it.
@@ -123,7 +123,7 @@ func (f *Filter) whereIn(win *window) (string, []any, error) {
 		if len(f.Accounts) == 0 {
 			conds = append(conds, "0")
 		} else {
-			conds = append(conds, "a.name IN ("+placeholders(len(f.Accounts))+")")
+			conds = append(conds, "a.name IN ("+fts.Placeholders(len(f.Accounts))+")")
 			for _, a := range f.Accounts {
 				args = append(args, a)
 			}
@@ -184,7 +184,7 @@ func (f *Filter) queryConds(q *search.Query, top bool, win *window, ftsRange str
 		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
 	}
 	if len(q.Accounts) > 0 {
-		conds = append(conds, "a.name IN ("+placeholders(len(q.Accounts))+")")
+		conds = append(conds, "a.name IN ("+fts.Placeholders(len(q.Accounts))+")")
 		for _, a := range q.Accounts {
 			*args = append(*args, a)
 		}
@@ -218,7 +218,7 @@ func (f *Filter) queryConds(q *search.Query, top bool, win *window, ftsRange str
 		}
 		var ors []string
 		for _, table := range f.tablesFor(t) {
-			expr := ftsExpr(t)
+			expr := fts.Expr(t)
 			if top {
 				expr = f.exprFor(table, i, t)
 			} else {
@@ -274,29 +274,8 @@ func (f *Filter) folderCond(name string, args *[]any) string {
 	return "(f.name = ? OR (upper(f.name) = 'INBOX' AND upper(?) = 'INBOX'))"
 }
 
-var ftsColumn = map[string]string{"from": "from_addr", "to": "to_addr", "cc": "cc_addr", "subject": "subject"}
-
 // Words splits text the way the index does: runs of letters and digits, lower-cased.
-func Words(s string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	for _, r := range s {
-		// As the index's unicode61 tokenizer: letters, numbers and private-use characters make words.
-		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Co, r) {
-			cur = append(cur, r)
-		} else {
-			flush()
-		}
-	}
-	flush()
-	return out
-}
+func Words(s string) []string { return fts.Words(s) }
 
 // tablesFor lists the indexes a term is looked for in: the metadata always,
 // the bodies for a term without a field when bodies may be searched.
@@ -316,7 +295,7 @@ func (f *Filter) tablesFor(t search.Term) []string {
 func (f *Filter) exprFor(table string, i int, t search.Term) string {
 	e, ok := f.exprs[exprKey{table, i}]
 	if !ok {
-		e = ftsExpr(t)
+		e = fts.Expr(t)
 	}
 	return f.columnsFor(table, t, e)
 }
@@ -351,7 +330,7 @@ func (s *Store) expandPrefixes(ctx context.Context, f *Filter) *Filter {
 	g := *f
 	for i, t := range f.Query.Terms {
 		words := Words(t.Text)
-		if !t.Prefix || len(words) == 0 || !plainWord(words[len(words)-1]) {
+		if !t.Prefix || len(words) == 0 || !fts.PlainWord(words[len(words)-1]) {
 			continue
 		}
 		last := words[len(words)-1]
@@ -367,7 +346,7 @@ func (s *Store) expandPrefixes(ctx context.Context, f *Filter) *Filter {
 			expr := ""
 			if len(alts) > 0 {
 				expr = "(" + strings.Join(alts, " OR ") + ")"
-				if col := ftsColumn[t.Field]; col != "" {
+				if col := fts.Column[t.Field]; col != "" {
 					expr = "{" + col + "} : " + expr
 				}
 			}
@@ -400,37 +379,6 @@ func (s *Store) completions(ctx context.Context, vocab, prefix string) ([]string
 	}
 }
 
-// plainWord reports whether w is lower-case ASCII letters and digits, which
-// the index's tokenizer keeps as they are.
-func plainWord(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return w != ""
-}
-
-// ftsExpr is an FTS5 expression for a term: its words as one quoted phrase
-// (so nothing an agent writes is FTS syntax), a trailing * for a prefix, and a
-// column filter for from:/to:/cc:/subject:.
-func ftsExpr(t search.Term) string {
-	words := Words(t.Text)
-	if len(words) == 0 {
-		return ""
-	}
-	expr := `"` + strings.Join(words, " ") + `"`
-	if t.Prefix {
-		expr += "*"
-	}
-	if col := ftsColumn[t.Field]; col != "" {
-		expr = "{" + col + "} : " + expr
-	}
-	return expr
-}
-
-func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
-
 const fromJoins = ` FROM messages m JOIN folders f ON f.id = m.folder_id JOIN accounts a ON a.id = m.account_id`
 
 // Messages returns up to f.Limit messages, newest first, and whether more follow.
@@ -461,7 +409,7 @@ func (s *Store) Messages(ctx context.Context, f *Filter) ([]*Row, bool, error) {
 	// word it starts first, so it drives only when nothing else can.
 	var drivers []int
 	for i, t := range f.Query.Terms {
-		if !t.Negated && ftsExpr(t) != "" {
+		if !t.Negated && fts.Expr(t) != "" {
 			drivers = append(drivers, i)
 		}
 	}
@@ -858,7 +806,7 @@ type AccountStat struct {
 	LastOK   time.Time
 	Messages int
 	// Warnings are what its syncs skipped or changed of single items, until they sync
-	// cleanly (warnings.go).
+	// cleanly (syncwarn).
 	Warnings []string
 }
 

@@ -11,12 +11,13 @@ import (
 	"strings"
 
 	"github.com/postern-mcp/postern/internal/mask"
+	"github.com/postern-mcp/postern/internal/store/davstore"
 )
 
 // What the store holds of mail, notes and contacts is masked under the rules of the postern
 // that stored it. Opened by a postern whose mask.Rules differ (or by one from before the
 // rules were numbered), the store masks it again, once: every contact's search words at once
-// (contactSearch) and every note by the next notes call, which reads its file again (its
+// (davstore.ContactSearch) and every note by the next notes call, which reads its file again (its
 // stamp is forgotten); the mail, which may be a hundred thousand messages, by the next sync
 // (RemaskMail, through MaskMessage, indexes included), newest first, in batches that a sync
 // stopped half-way continues. Masking again what was masked hides what the new rules hide and
@@ -48,7 +49,7 @@ func (s *Store) remask() error {
 	if have == want {
 		return nil
 	}
-	if err := refillContactSearch(ctx, tx); err != nil {
+	if err := davstore.RefillContactSearch(ctx, tx); err != nil {
 		return fmt.Errorf("cannot mask the stored contacts again under the new rules: %w", s.explain(err))
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE notes SET mtime = -1, size = -1`); err != nil {

@@ -1,7 +1,9 @@
 // Package store owns postern's local copy of mail: a SQLite database (WAL) of
 // accounts, folders, messages, threads and two FTS5 indexes, one over subjects,
 // addresses and attachment names and one over body text. One writer at a time
-// (a lock file), readers never blocked. It never stores a password.
+// (a lock file), readers never blocked. It never stores a password. The action log,
+// calendars and contacts, notes and sync warnings live in sub-packages whose methods Store
+// embeds, and the tables are data in store/schema (docs/packages.md, internal/store).
 package store
 
 import (
@@ -20,6 +22,11 @@ import (
 	_ "modernc.org/sqlite" // the database driver, pure Go
 
 	"github.com/postern-mcp/postern/internal/mask"
+	"github.com/postern-mcp/postern/internal/store/actionlog"
+	"github.com/postern-mcp/postern/internal/store/davstore"
+	"github.com/postern-mcp/postern/internal/store/notestore"
+	"github.com/postern-mcp/postern/internal/store/schema"
+	"github.com/postern-mcp/postern/internal/store/syncwarn"
 )
 
 // Store is an open database.
@@ -29,173 +36,35 @@ type Store struct {
 
 	dvMu sync.Mutex
 	dv   *sql.Conn // the connection DataVersion reads on (projects.go), never written through
+
+	*notes      // the notes of the notes folders (notestore)
+	*actionLog  // the action log and backups (actionlog)
+	*davObjects // calendars, task lists, address books and their objects (davstore)
+	*warnings   // what a sync could not take of an item (syncwarn)
 }
+
+// The notes of the notes folders, kept by internal/store/notestore on the store's database.
+type (
+	notes      = notestore.Notes
+	Note       = notestore.Note
+	NoteStamp  = notestore.NoteStamp
+	NoteScope  = notestore.NoteScope
+	NoteFilter = notestore.NoteFilter
+)
+
+// What a sync could not take of one item, kept by internal/store/syncwarn.
+type (
+	warnings    = syncwarn.Warnings
+	SyncWarning = syncwarn.SyncWarning
+)
+
+// ErrNoNote is returned for a note that is not in the store.
+var ErrNoNote = notestore.ErrNoNote
 
 // File is the database's name inside the data folder.
 const File = "store.db"
 
-const schemaVersion = 18
-
-// upgrades[v] brings a store of schema v to v+1.
-var upgrades = map[int][]string{
-	1: {
-		`ALTER TABLE messages ADD COLUMN forged INTEGER NOT NULL DEFAULT 0`,
-		`ALTER TABLE messages ADD COLUMN withheld TEXT NOT NULL DEFAULT ''`,
-	},
-	// Fewer, larger index merges while mail is added in bulk (FTS5 defaults: 4 and 16).
-	2: {
-		`INSERT INTO meta_fts(meta_fts, rank) VALUES('automerge', 16)`,
-		`INSERT INTO body_fts(body_fts, rank) VALUES('automerge', 16)`,
-		`INSERT INTO meta_fts(meta_fts, rank) VALUES('crisismerge', 64)`,
-		`INSERT INTO body_fts(body_fts, rank) VALUES('crisismerge', 64)`,
-	},
-	// The search indexes without prefix indexes (prefix='2 3' tripled the
-	// work of every insert for the rare query of a 2- or 3-letter prefix):
-	// made anew and filled again by rebuildIndexes.
-	3: {
-		`DROP TABLE meta_fts`,
-		`DROP TABLE body_fts`,
-		createMetaFTS,
-		createBodyFTS,
-		`INSERT INTO meta_fts(meta_fts, rank) VALUES('automerge', 16)`,
-		`INSERT INTO body_fts(body_fts, rank) VALUES('automerge', 16)`,
-		`INSERT INTO meta_fts(meta_fts, rank) VALUES('crisismerge', 64)`,
-		`INSERT INTO body_fts(body_fts, rank) VALUES('crisismerge', 64)`,
-	},
-	// The indexes' words in order, read to turn a prefix into the few words
-	// it starts (see expandPrefixes); these tables store nothing.
-	4: {
-		`CREATE VIRTUAL TABLE IF NOT EXISTS meta_terms USING fts5vocab(meta_fts, instance)`,
-		`CREATE VIRTUAL TABLE IF NOT EXISTS body_terms USING fts5vocab(body_fts, instance)`,
-	},
-	// A thread's id is the id of its oldest message (ids are date keys, so the least); a store
-	// written before took the first message synced. Each thread is renumbered to its least id,
-	// read from a table made first, so that no row reads a thread already renumbered.
-	5: {
-		`CREATE TEMP TABLE thread_least AS SELECT thread_id AS t, min(id) AS least FROM messages WHERE thread_id <> 0 GROUP BY thread_id`,
-		`UPDATE messages SET thread_id = (SELECT least FROM thread_least WHERE t = messages.thread_id)
-			WHERE thread_id IN (SELECT t FROM thread_least WHERE least <> t)`,
-		`DROP TABLE thread_least`,
-	},
-	// The action log and the backups of deleted mail (actions.go). They name accounts and
-	// folders by name, not by row, so that they outlive a store rebuilt by sync.
-	6: {
-		`CREATE TABLE IF NOT EXISTS actions(
-			id INTEGER PRIMARY KEY,
-			at INTEGER NOT NULL,
-			tool TEXT NOT NULL,
-			what TEXT NOT NULL,
-			client TEXT NOT NULL DEFAULT '',
-			accounts TEXT NOT NULL DEFAULT '',
-			count INTEGER NOT NULL DEFAULT 0,
-			undoes INTEGER NOT NULL DEFAULT 0,
-			undone_by INTEGER NOT NULL DEFAULT 0
-		)`,
-		`CREATE TABLE IF NOT EXISTS action_items(
-			action INTEGER NOT NULL REFERENCES actions(id) ON DELETE CASCADE,
-			message INTEGER NOT NULL,
-			account TEXT NOT NULL,
-			message_id TEXT NOT NULL DEFAULT '',
-			subject TEXT NOT NULL DEFAULT '',
-			from_folder TEXT NOT NULL,
-			from_uidvalidity INTEGER NOT NULL DEFAULT 0,
-			from_uid INTEGER NOT NULL DEFAULT 0,
-			to_folder TEXT NOT NULL,
-			to_uidvalidity INTEGER NOT NULL DEFAULT 0,
-			to_uid INTEGER NOT NULL DEFAULT 0,
-			flags_before TEXT NOT NULL DEFAULT '',
-			flags_after TEXT NOT NULL DEFAULT '',
-			backup INTEGER NOT NULL DEFAULT 0
-		)`,
-		`CREATE INDEX IF NOT EXISTS action_items_action ON action_items(action)`,
-		`CREATE TABLE IF NOT EXISTS backups(
-			id INTEGER PRIMARY KEY,
-			account TEXT NOT NULL,
-			folder TEXT NOT NULL,
-			message_id TEXT NOT NULL DEFAULT '',
-			subject TEXT NOT NULL DEFAULT '',
-			from_addr TEXT NOT NULL DEFAULT '',
-			date INTEGER NOT NULL DEFAULT 0,
-			saved INTEGER NOT NULL,
-			size INTEGER NOT NULL DEFAULT 0,
-			file TEXT NOT NULL,
-			flags TEXT NOT NULL DEFAULT ''
-		)`,
-	},
-	// How far the rules have looked at each folder's new mail (rulestate.go).
-	8: {
-		`CREATE TABLE IF NOT EXISTS rules_progress(
-			folder_id INTEGER PRIMARY KEY REFERENCES folders(id) ON DELETE CASCADE,
-			uid INTEGER NOT NULL
-		)`,
-	},
-	// Calendars, task lists and address books, and their objects (dav.go).
-	9: {
-		`CREATE TABLE IF NOT EXISTS collections(
-			id INTEGER PRIMARY KEY,
-			account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-			url TEXT NOT NULL,
-			kind TEXT NOT NULL,
-			name TEXT NOT NULL DEFAULT '',
-			color TEXT NOT NULL DEFAULT '',
-			timezone TEXT NOT NULL DEFAULT '',
-			writable INTEGER NOT NULL DEFAULT 0,
-			sync_token TEXT NOT NULL DEFAULT '',
-			ctag TEXT NOT NULL DEFAULT '',
-			UNIQUE(account_id, url)
-		)`,
-		`CREATE TABLE IF NOT EXISTS dav_objects(
-			id INTEGER PRIMARY KEY,
-			collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
-			href TEXT NOT NULL,
-			etag TEXT NOT NULL DEFAULT '',
-			uid TEXT NOT NULL DEFAULT '',
-			kind TEXT NOT NULL,
-			data TEXT NOT NULL,
-			summary TEXT NOT NULL DEFAULT '',
-			start INTEGER NOT NULL DEFAULT 0,
-			end INTEGER NOT NULL DEFAULT 0,
-			all_day INTEGER NOT NULL DEFAULT 0,
-			recurring INTEGER NOT NULL DEFAULT 0,
-			due INTEGER NOT NULL DEFAULT 0,
-			status TEXT NOT NULL DEFAULT '',
-			search TEXT NOT NULL DEFAULT '',
-			UNIQUE(collection_id, href)
-		)`,
-		`CREATE INDEX IF NOT EXISTS dav_objects_start ON dav_objects(collection_id, kind, start)`,
-	},
-	// What a sync skipped or changed of one object, until it syncs cleanly (warnings.go).
-	16: {createSyncWarnings},
-	// 11: whether a sender is authenticated, added by addAuthentic (projects.go).
-	// The notes of the notes folders and their index (notes.go).
-	12: notesSchema,
-	// What the action log did to events and tasks (actions.go): one row per object, with the
-	// file of its previous text as the server held it, and the ETags the undo checks.
-	14: {
-		`CREATE TABLE IF NOT EXISTS dav_action_items(
-			action INTEGER NOT NULL REFERENCES actions(id) ON DELETE CASCADE,
-			account TEXT NOT NULL,
-			kind TEXT NOT NULL,
-			collection TEXT NOT NULL,
-			collection_name TEXT NOT NULL DEFAULT '',
-			href TEXT NOT NULL,
-			uid TEXT NOT NULL DEFAULT '',
-			summary TEXT NOT NULL DEFAULT '',
-			object INTEGER NOT NULL DEFAULT 0,
-			had_before INTEGER NOT NULL DEFAULT 0,
-			before_file TEXT NOT NULL DEFAULT '',
-			before_size INTEGER NOT NULL DEFAULT 0,
-			before_etag TEXT NOT NULL DEFAULT '',
-			after_etag TEXT NOT NULL DEFAULT ''
-		)`,
-		`CREATE INDEX IF NOT EXISTS dav_action_items_action ON dav_action_items(action)`,
-	},
-	// 17: the rows of each action's answer and the previews, added by addActionRows (actions.go).
-	// 7: the mailing-list columns, added and filled by fillLists (lists.go).
-	// 10: the invitation columns, added by addInviteColumns (invite.go).
-}
-
-// goUpgrades[v] runs after upgrades[v], in the same transaction.
+// goUpgrades[v] runs after schema.Upgrades[v], in the same transaction.
 var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	3:  rebuildIndexes,
 	7:  fillLists,
@@ -204,88 +73,9 @@ var goUpgrades = map[int]func(context.Context, *sql.Tx) error{
 	13: addLastOK, // when each account last synced without an error (fresh.go)
 	// A contact search reads only what the tools show, masked (searched.go); before, it read
 	// the server's words as they were.
-	14: refillContactSearch,
+	14: davstore.RefillContactSearch,
 	15: addHeld, // what each account ever held, so a message moved back is not new (held.go)
-	17: addActionRows,
-}
-
-const (
-	createMetaFTS = `CREATE VIRTUAL TABLE IF NOT EXISTS meta_fts USING fts5(
-		subject, from_addr, to_addr, cc_addr, attachments,
-		content='', contentless_delete=1,
-		tokenize='unicode61 remove_diacritics 2')`
-	createBodyFTS = `CREATE VIRTUAL TABLE IF NOT EXISTS body_fts USING fts5(
-		text, content='', contentless_delete=1,
-		tokenize='unicode61 remove_diacritics 2')`
-)
-
-var schema = []string{
-	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)`,
-	`CREATE TABLE IF NOT EXISTS accounts(
-		id INTEGER PRIMARY KEY,
-		name TEXT NOT NULL UNIQUE,
-		kind TEXT NOT NULL,
-		last_sync INTEGER,
-		last_error TEXT
-	)`,
-	`CREATE TABLE IF NOT EXISTS folders(
-		id INTEGER PRIMARY KEY,
-		account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-		name TEXT NOT NULL,
-		delim TEXT NOT NULL DEFAULT '/',
-		role TEXT NOT NULL DEFAULT '',
-		uidvalidity INTEGER NOT NULL DEFAULT 0,
-		uidnext INTEGER NOT NULL DEFAULT 0,
-		highestmodseq INTEGER NOT NULL DEFAULT 0,
-		synced_uid INTEGER NOT NULL DEFAULT 0,
-		UNIQUE(account_id, name)
-	)`,
-	`CREATE TABLE IF NOT EXISTS messages(
-		id INTEGER PRIMARY KEY,
-		account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-		folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
-		uid INTEGER NOT NULL,
-		message_id TEXT NOT NULL DEFAULT '',
-		in_reply_to TEXT NOT NULL DEFAULT '',
-		thread_id INTEGER NOT NULL DEFAULT 0,
-		date INTEGER NOT NULL,
-		subject TEXT NOT NULL DEFAULT '',
-		from_name TEXT NOT NULL DEFAULT '',
-		from_email TEXT NOT NULL DEFAULT '',
-		to_list TEXT NOT NULL DEFAULT '',
-		cc_list TEXT NOT NULL DEFAULT '',
-		flags INTEGER NOT NULL DEFAULT 0,
-		size INTEGER NOT NULL DEFAULT 0,
-		attachments TEXT NOT NULL DEFAULT '',
-		modseq INTEGER NOT NULL DEFAULT 0,
-		UNIQUE(folder_id, uid)
-	)`,
-	`CREATE INDEX IF NOT EXISTS messages_folder ON messages(folder_id, id)`,
-	`CREATE INDEX IF NOT EXISTS messages_account ON messages(account_id, id)`,
-	`CREATE INDEX IF NOT EXISTS messages_msgid ON messages(account_id, message_id)`,
-	`CREATE INDEX IF NOT EXISTS messages_thread ON messages(thread_id)`,
-	`CREATE INDEX IF NOT EXISTS messages_sender ON messages(from_email)`,
-	`CREATE TABLE IF NOT EXISTS refs(
-		message INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-		ref TEXT NOT NULL
-	)`,
-	`CREATE INDEX IF NOT EXISTS refs_ref ON refs(ref)`,
-	`CREATE INDEX IF NOT EXISTS refs_message ON refs(message)`,
-	`CREATE TABLE IF NOT EXISTS bodies(
-		id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
-		text TEXT NOT NULL DEFAULT '',
-		truncated INTEGER NOT NULL DEFAULT 0,
-		headers TEXT NOT NULL DEFAULT '',
-		problems TEXT NOT NULL DEFAULT ''
-	)`,
-	`CREATE TABLE IF NOT EXISTS maildir_keys(
-		folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
-		key TEXT NOT NULL,
-		uid INTEGER NOT NULL,
-		PRIMARY KEY(folder_id, key)
-	)`,
-	createMetaFTS,
-	createBodyFTS,
+	17: actionlog.AddRows,
 }
 
 // DefaultPath is the store inside the data folder.
@@ -310,6 +100,10 @@ func Open(path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(4)
 	s := &Store{db: db, path: path}
+	s.notes = notestore.New(db, s.explain)
+	s.actionLog = actionlog.New(db, s.explain)
+	s.davObjects = davstore.New(db, s.explain)
+	s.warnings = syncwarn.New(db, s.explain)
 	if err := s.migrate(); err != nil {
 		db.Close()
 		return nil, err
@@ -325,10 +119,10 @@ func (s *Store) migrate() error {
 	ctx := context.Background()
 	var v int
 	_ = s.db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema'`).Scan(&v)
-	if v > schemaVersion {
+	if v > schema.Version {
 		return fmt.Errorf("the store %s was written by a newer postern (schema %d); upgrade postern", s.path, v)
 	}
-	if v == schemaVersion {
+	if v == schema.Version {
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -337,7 +131,7 @@ func (s *Store) migrate() error {
 	}
 	defer tx.Rollback()
 	if v == 0 {
-		for _, q := range schema {
+		for _, q := range schema.Tables {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("cannot create the store's tables: %w", err)
 			}
@@ -350,8 +144,8 @@ func (s *Store) migrate() error {
 		}
 		v = 1
 	}
-	for ; v < schemaVersion; v++ {
-		for _, q := range upgrades[v] {
+	for ; v < schema.Version; v++ {
+		for _, q := range schema.Upgrades[v] {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("cannot upgrade the store %s from schema %d: %w", s.path, v, err)
 			}
@@ -362,7 +156,7 @@ func (s *Store) migrate() error {
 			}
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?)`, strconv.Itoa(schemaVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?)`, strconv.Itoa(schema.Version)); err != nil {
 		return err
 	}
 	return tx.Commit()

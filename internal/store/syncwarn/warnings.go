@@ -1,4 +1,7 @@
-package store
+// Package syncwarn keeps, in the store's database, what a sync could not take of one item. The
+// store opens it on its own database and lends it its methods, so callers reach it as
+// store.Store.
+package syncwarn
 
 import (
 	"context"
@@ -14,14 +17,14 @@ import (
 // or is gone: each sync of a place says again what is still wrong there and drops the rest
 // (KeepSyncWarnings), and the place's warnings go with it (KeepSyncPlaces). status shows them.
 
-const createSyncWarnings = `CREATE TABLE IF NOT EXISTS sync_warnings(
-	account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-	place TEXT NOT NULL,
-	item TEXT NOT NULL,
-	text TEXT NOT NULL,
-	at INTEGER NOT NULL,
-	PRIMARY KEY(account_id, place, item)
-)`
+// Warnings reads and writes the sync warnings of one open database.
+type Warnings struct {
+	db      *sql.DB
+	explain func(error) error // SQLite's errors as a sentence for a person
+}
+
+// New reads and writes the sync warnings of db, its errors explained by explain.
+func New(db *sql.DB, explain func(error) error) *Warnings { return &Warnings{db: db, explain: explain} }
 
 // SyncWarning is one warning kept for an account.
 type SyncWarning struct {
@@ -31,7 +34,7 @@ type SyncWarning struct {
 
 // AddSyncWarning keeps text, a sentence, as the warning of item at place, replacing the one
 // it had.
-func (s *Store) AddSyncWarning(ctx context.Context, accountID int64, place, item, text string) error {
+func (s *Warnings) AddSyncWarning(ctx context.Context, accountID int64, place, item, text string) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO sync_warnings(account_id, place, item, text, at) VALUES(?,?,?,?,?)
 		ON CONFLICT(account_id, place, item) DO UPDATE SET text = excluded.text, at = excluded.at`,
 		accountID, place, item, text, time.Now().Unix())
@@ -40,17 +43,17 @@ func (s *Store) AddSyncWarning(ctx context.Context, accountID int64, place, item
 
 // KeepSyncWarnings drops the warnings of place except those of items, after a sync that went
 // through the whole place: what it did not warn about again synced cleanly or is gone.
-func (s *Store) KeepSyncWarnings(ctx context.Context, accountID int64, place string, items []string) error {
+func (s *Warnings) KeepSyncWarnings(ctx context.Context, accountID int64, place string, items []string) error {
 	return s.keepOnly(ctx, `DELETE FROM sync_warnings WHERE account_id = ? AND place = ?`, []any{accountID, place}, "item", items)
 }
 
 // KeepSyncPlaces drops the warnings of the account's places other than places (collections
 // or folders gone from the server).
-func (s *Store) KeepSyncPlaces(ctx context.Context, accountID int64, places []string) error {
+func (s *Warnings) KeepSyncPlaces(ctx context.Context, accountID int64, places []string) error {
 	return s.keepOnly(ctx, `DELETE FROM sync_warnings WHERE account_id = ?`, []any{accountID}, "place", places)
 }
 
-func (s *Store) keepOnly(ctx context.Context, del string, args []any, col string, keep []string) error {
+func (s *Warnings) keepOnly(ctx context.Context, del string, args []any, col string, keep []string) error {
 	if len(keep) > 0 {
 		del += " AND " + col + " NOT IN (" + strings.TrimSuffix(strings.Repeat("?,", len(keep)), ",") + ")"
 		for _, k := range keep {
@@ -62,7 +65,7 @@ func (s *Store) keepOnly(ctx context.Context, del string, args []any, col string
 }
 
 // SyncWarnings returns the warnings of the account (by id), oldest place first.
-func (s *Store) SyncWarnings(ctx context.Context, accountID int64) ([]SyncWarning, error) {
+func (s *Warnings) SyncWarnings(ctx context.Context, accountID int64) ([]SyncWarning, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT place, item, text, at FROM sync_warnings WHERE account_id = ? ORDER BY place, item`, accountID)
 	if err != nil {
 		return nil, s.explain(err)
@@ -82,7 +85,7 @@ func (s *Store) SyncWarnings(ctx context.Context, accountID int64) ([]SyncWarnin
 }
 
 // AccountWarnings returns the text of every account's warnings, by account name.
-func (s *Store) AccountWarnings(ctx context.Context) (map[string][]string, error) {
+func (s *Warnings) AccountWarnings(ctx context.Context) (map[string][]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT a.name, w.text FROM sync_warnings w JOIN accounts a ON a.id = w.account_id ORDER BY a.name, w.place, w.item`)
 	if err != nil {
 		return nil, s.explain(err)
@@ -100,7 +103,7 @@ func (s *Store) AccountWarnings(ctx context.Context) (map[string][]string, error
 }
 
 // AccountSyncWarnings returns the warnings of the account named name, oldest place first.
-func (s *Store) AccountSyncWarnings(ctx context.Context, name string) ([]SyncWarning, error) {
+func (s *Warnings) AccountSyncWarnings(ctx context.Context, name string) ([]SyncWarning, error) {
 	var id int64
 	err := s.db.QueryRowContext(ctx, `SELECT id FROM accounts WHERE name = ?`, name).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -1,19 +1,24 @@
-package store
+// Package notestore keeps the notes of the configured notes folders in the store's database:
+// one row per Markdown file and a full-text index over titles and text. The store opens it on
+// its own database and lends it its methods, so callers reach it as store.Store.
+package notestore
 
 import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/postern-mcp/postern/internal/search"
+	"github.com/postern-mcp/postern/internal/store/fts"
 )
 
-// The notes of the configured notes folders (internal/source/notes writes them): one row per
+// Schema: the notes of the configured notes folders (internal/source/notes writes them): one row per
 // Markdown file, its title and text cleaned and masked as an answer shows them, and a
 // contentless FTS5 index over both, tokenized as the mail indexes are. root is the configured
 // folder (absolute), path the file's place inside it with "/" between the names.
-var notesSchema = []string{
+var Schema = []string{
 	`CREATE TABLE IF NOT EXISTS notes(
 		id INTEGER PRIMARY KEY,
 		root TEXT NOT NULL,
@@ -31,6 +36,15 @@ var notesSchema = []string{
 		title, text, content='', contentless_delete=1,
 		tokenize='unicode61 remove_diacritics 2')`,
 }
+
+// Notes reads and writes the notes tables of one open database.
+type Notes struct {
+	db      *sql.DB
+	explain func(error) error // SQLite's errors as a sentence for a person
+}
+
+// New reads and writes the notes of db, its errors explained by explain.
+func New(db *sql.DB, explain func(error) error) *Notes { return &Notes{db: db, explain: explain} }
 
 // Note is one note as stored.
 type Note struct {
@@ -53,7 +67,7 @@ var ErrNoNote = errors.New("no such note")
 type NoteStamp struct{ MTime, Size int64 }
 
 // NoteStamps returns the stored notes of root by path.
-func (s *Store) NoteStamps(ctx context.Context, root string) (map[string]NoteStamp, error) {
+func (s *Notes) NoteStamps(ctx context.Context, root string) (map[string]NoteStamp, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT path, mtime, size FROM notes WHERE root = ?`, root)
 	if err != nil {
 		return nil, s.explain(err)
@@ -73,7 +87,7 @@ func (s *Store) NoteStamps(ctx context.Context, root string) (map[string]NoteSta
 
 // SaveNotes stores put (each replacing the note of its root and path) and removes the notes of
 // root whose paths are in gone, in one transaction, indexes included.
-func (s *Store) SaveNotes(ctx context.Context, root string, put []*Note, gone []string) error {
+func (s *Notes) SaveNotes(ctx context.Context, root string, put []*Note, gone []string) error {
 	if len(put) == 0 && len(gone) == 0 {
 		return nil
 	}
@@ -125,7 +139,7 @@ func deleteNote(ctx context.Context, tx *sql.Tx, root, path string) error {
 }
 
 // KeepNoteRoots removes the notes of every folder not in roots (a folder no longer configured).
-func (s *Store) KeepNoteRoots(ctx context.Context, roots []string) error {
+func (s *Notes) KeepNoteRoots(ctx context.Context, roots []string) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT root FROM notes`)
 	if err != nil {
 		return s.explain(err)
@@ -137,7 +151,7 @@ func (s *Store) KeepNoteRoots(ctx context.Context, roots []string) error {
 			rows.Close()
 			return s.explain(err)
 		}
-		if !contains(roots, r) {
+		if !slices.Contains(roots, r) {
 			stale = append(stale, r)
 		}
 	}
@@ -159,7 +173,7 @@ func (s *Store) KeepNoteRoots(ctx context.Context, roots []string) error {
 }
 
 // Note returns the note at path in root, text included, or ErrNoNote.
-func (s *Store) Note(ctx context.Context, root, path string) (*Note, error) {
+func (s *Notes) Note(ctx context.Context, root, path string) (*Note, error) {
 	n := &Note{}
 	err := s.db.QueryRowContext(ctx, `SELECT id, root, path, title, mtime, size, text, truncated, withheld FROM notes WHERE root = ? AND path = ?`, root, path).
 		Scan(&n.ID, &n.Root, &n.Path, &n.Title, &n.MTime, &n.Size, &n.Text, &n.Truncated, &n.Withheld)
@@ -210,7 +224,7 @@ func scanHead(rows *sql.Rows) (*Note, error) {
 }
 
 // NoteHeads returns every note of the scopes, without text, newest first.
-func (s *Store) NoteHeads(ctx context.Context, scopes []NoteScope) ([]*Note, error) {
+func (s *Notes) NoteHeads(ctx context.Context, scopes []NoteScope) ([]*Note, error) {
 	var args []any
 	where := scopesCond(scopes, &args)
 	rows, err := s.db.QueryContext(ctx, `SELECT `+noteHeadColumns+` FROM notes n WHERE `+where+` ORDER BY n.mtime DESC, n.id DESC`, args...)
@@ -244,12 +258,12 @@ type NoteFilter struct {
 
 // FindNotes returns up to f.Limit notes of f's scopes that hold f's words, newest first,
 // without their text, leaving out those skip says to; and whether more follow.
-func (s *Store) FindNotes(ctx context.Context, f *NoteFilter, skip func(*Note) bool) ([]*Note, bool, error) {
+func (s *Notes) FindNotes(ctx context.Context, f *NoteFilter, skip func(*Note) bool) ([]*Note, bool, error) {
 	var args []any
 	conds := []string{scopesCond(f.Scopes, &args)}
 	for _, t := range f.Terms {
 		t.Field = ""
-		e := ftsExpr(t)
+		e := fts.Expr(t)
 		if e == "" {
 			continue // no word in it: punctuation only
 		}

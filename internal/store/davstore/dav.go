@@ -1,9 +1,13 @@
-package store
+// Package davstore keeps calendars, task lists and address books and the objects in them in the
+// store's database. The store opens it on its own database and lends it its methods, so callers
+// reach it as store.Store.
+package davstore
 
 import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,6 +17,15 @@ import (
 // (Data: the iCalendar or vCard text, byte for byte) with a few columns read
 // from it for queries; a tool reads the rest from Data, and a write starts
 // from the server's current copy, never from these columns.
+
+// Objects reads and writes the collections and objects of one open database.
+type Objects struct {
+	db      *sql.DB
+	explain func(error) error // SQLite's errors as a sentence for a person
+}
+
+// New reads and writes the collections and objects of db, its errors explained by explain.
+func New(db *sql.DB, explain func(error) error) *Objects { return &Objects{db: db, explain: explain} }
 
 // Collection kinds.
 const (
@@ -58,11 +71,11 @@ type Object struct {
 	Recurring    bool // it has RRULE or RDATE: its instances are computed from Data
 	Due          time.Time
 	Status       string // a task's STATUS (NEEDS-ACTION, COMPLETED, …)
-	Search       string // what a contact search looks in, set by PutObject (contactSearch); "" for events and tasks
+	Search       string // what a contact search looks in, set by PutObject (ContactSearch); "" for events and tasks
 }
 
 // SaveCollection stores c (by account and URL), setting c.ID.
-func (s *Store) SaveCollection(ctx context.Context, c *Collection) error {
+func (s *Objects) SaveCollection(ctx context.Context, c *Collection) error {
 	err := s.db.QueryRowContext(ctx, `INSERT INTO collections(account_id, url, kind, name, color, timezone, writable)
 		VALUES(?,?,?,?,?,?,?) ON CONFLICT(account_id, url) DO UPDATE SET kind=excluded.kind, name=excluded.name,
 		color=excluded.color, timezone=excluded.timezone, writable=excluded.writable RETURNING id`,
@@ -71,19 +84,19 @@ func (s *Store) SaveCollection(ctx context.Context, c *Collection) error {
 }
 
 // SetCollectionSync records the sync token and change tag a sync ended with.
-func (s *Store) SetCollectionSync(ctx context.Context, id int64, token, ctag string) error {
+func (s *Objects) SetCollectionSync(ctx context.Context, id int64, token, ctag string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE collections SET sync_token = ?, ctag = ? WHERE id = ?`, token, ctag, id)
 	return s.explain(err)
 }
 
 // DeleteCollection removes a collection and its objects.
-func (s *Store) DeleteCollection(ctx context.Context, id int64) error {
+func (s *Objects) DeleteCollection(ctx context.Context, id int64) error {
 	_, err := s.db.ExecContext(ctx, `DELETE FROM collections WHERE id = ?`, id)
 	return s.explain(err)
 }
 
 // Collections returns the collections of accounts (nil: all) of kind ("": every kind).
-func (s *Store) Collections(ctx context.Context, accounts []string, kind string) ([]*Collection, error) {
+func (s *Objects) Collections(ctx context.Context, accounts []string, kind string) ([]*Collection, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.account_id, a.name, c.url, c.kind, c.name, c.color, c.timezone, c.writable, c.sync_token, c.ctag
 		FROM collections c JOIN accounts a ON a.id = c.account_id ORDER BY a.name, c.name, c.url`)
 	if err != nil {
@@ -96,7 +109,7 @@ func (s *Store) Collections(ctx context.Context, accounts []string, kind string)
 		if err := rows.Scan(&c.ID, &c.AccountID, &c.Account, &c.URL, &c.Kind, &c.Name, &c.Color, &c.TimeZone, &c.Writable, &c.SyncToken, &c.CTag); err != nil {
 			return nil, s.explain(err)
 		}
-		if accounts != nil && !contains(accounts, c.Account) || kind != "" && c.Kind != kind {
+		if accounts != nil && !slices.Contains(accounts, c.Account) || kind != "" && c.Kind != kind {
 			continue
 		}
 		out = append(out, c)
@@ -132,10 +145,10 @@ func zeroOrUnix(t time.Time) int64 {
 
 // PutObject stores o in its collection (by href), replacing what was there; o.ID and, for a
 // contact, o.Search (from o.Data, as the tools show it: contactSearch) are set.
-func (s *Store) PutObject(ctx context.Context, o *Object) error {
+func (s *Objects) PutObject(ctx context.Context, o *Object) error {
 	o.Search = ""
 	if o.Kind == ObjectContact {
-		o.Search = contactSearch(o.Data, o.Summary)
+		o.Search = ContactSearch(o.Data, o.Summary)
 	}
 	err := s.db.QueryRowContext(ctx, `INSERT INTO dav_objects(collection_id, href, etag, uid, kind, data, summary, start, end, all_day, recurring, due, status, search)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(collection_id, href) DO UPDATE SET etag=excluded.etag, uid=excluded.uid,
@@ -147,7 +160,7 @@ func (s *Store) PutObject(ctx context.Context, o *Object) error {
 }
 
 // DeleteObjects removes the objects of a collection at hrefs.
-func (s *Store) DeleteObjects(ctx context.Context, collectionID int64, hrefs []string) error {
+func (s *Objects) DeleteObjects(ctx context.Context, collectionID int64, hrefs []string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.explain(err)
@@ -162,7 +175,7 @@ func (s *Store) DeleteObjects(ctx context.Context, collectionID int64, hrefs []s
 }
 
 // ObjectETags maps each stored href of a collection to its ETag.
-func (s *Store) ObjectETags(ctx context.Context, collectionID int64) (map[string]string, error) {
+func (s *Objects) ObjectETags(ctx context.Context, collectionID int64) (map[string]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT href, etag FROM dav_objects WHERE collection_id = ?`, collectionID)
 	if err != nil {
 		return nil, s.explain(err)
@@ -183,7 +196,7 @@ func (s *Store) ObjectETags(ctx context.Context, collectionID int64) (map[string
 var ErrNoObject = errors.New("no such object")
 
 // ObjectByID returns one object, if its account is among accounts (nil: any).
-func (s *Store) ObjectByID(ctx context.Context, id int64, accounts []string) (*Object, *Collection, error) {
+func (s *Objects) ObjectByID(ctx context.Context, id int64, accounts []string) (*Object, *Collection, error) {
 	o, err := scanObject(s.db.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM dav_objects o WHERE o.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, ErrNoObject
@@ -207,7 +220,7 @@ func (s *Store) ObjectByID(ctx context.Context, id int64, accounts []string) (*O
 // events that may fall between from and to (zero: no bound) only: a
 // recurring event is always returned, as its instances are computed from
 // its Data.
-func (s *Store) Objects(ctx context.Context, collections []int64, kind string, from, to time.Time) ([]*Object, error) {
+func (s *Objects) Objects(ctx context.Context, collections []int64, kind string, from, to time.Time) ([]*Object, error) {
 	var out []*Object
 	for _, c := range collections {
 		q := `SELECT ` + objectColumns + ` FROM dav_objects o WHERE o.collection_id = ? AND o.kind = ?`
@@ -237,7 +250,7 @@ func (s *Store) Objects(ctx context.Context, collections []int64, kind string, f
 // SearchContacts returns the contacts of the collections whose names, addresses, phones,
 // organisation or title, as the tools show them, hold every word of q, folded alike
 // (SearchFold: case, digit and compatibility forms ignored).
-func (s *Store) SearchContacts(ctx context.Context, collections []int64, q string, limit int) ([]*Object, error) {
+func (s *Objects) SearchContacts(ctx context.Context, collections []int64, q string, limit int) ([]*Object, error) {
 	words := strings.Fields(SearchFold(q))
 	var out []*Object
 	for _, c := range collections {
@@ -265,6 +278,27 @@ func (s *Store) SearchContacts(ctx context.Context, collections []int64, q strin
 		if len(out) >= limit {
 			break
 		}
+	}
+	return out, nil
+}
+
+// ObjectsByUID returns the events of the collections given whose UID is uid.
+func (s *Objects) ObjectsByUID(ctx context.Context, collections []int64, uid string) ([]*Object, error) {
+	var out []*Object
+	for _, c := range collections {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+objectColumns+` FROM dav_objects o WHERE o.collection_id = ? AND o.uid = ? AND o.kind = ? ORDER BY o.id`, c, uid, ObjectEvent)
+		if err != nil {
+			return nil, s.explain(err)
+		}
+		for rows.Next() {
+			o, err := scanObject(rows)
+			if err != nil {
+				rows.Close()
+				return nil, s.explain(err)
+			}
+			out = append(out, o)
+		}
+		rows.Close()
 	}
 	return out, nil
 }
