@@ -177,21 +177,40 @@ func TestParseErrorsSayWhere(t *testing.T) {
 // withKinds registers two kinds for one test, as the table of kinds does at start.
 func withKinds(t *testing.T) {
 	old := kinds
-	kinds.names, kinds.problems = nil, nil
+	kinds.names, kinds.problems, kinds.parse, kinds.notices = nil, nil, nil, nil
 	t.Cleanup(func() { kinds = old })
 	RegisterKind("imap", func(a Account) []string {
 		if a.Server == "" {
 			return []string{"it has no server; set one with postern account set " + a.Name + " --imap HOST:PORT"}
 		}
 		return nil
+	}, nil, nil)
+	RegisterKind("maildir", func(Account) []string { return nil }, nil, func(a Account) []string {
+		if a.Server != "" {
+			return []string{"server is ignored"}
+		}
+		return nil
 	})
-	RegisterKind("maildir", func(Account) []string { return nil })
 	RegisterKind("imap", func(a Account) []string { // registered again: replaced, listed once
 		if a.Server == "" {
 			return []string{"no server"}
 		}
 		return nil
-	})
+	}, nil, nil)
+}
+
+// TestNotices: what a kind ignores is said with the account's name, and is not a problem.
+func TestNotices(t *testing.T) {
+	withKinds(t)
+	c := &Config{Accounts: []Account{{Name: "m", Kind: "maildir", Path: "/x", Server: "s:993"}, {Name: "w", Kind: "imap", Server: "s:993"}}}
+	if got := c.Notices(); len(got) != 1 || got[0] != "account m: server is ignored" {
+		t.Errorf("Notices = %q; want the Maildir account's ignored server", got)
+	}
+	for _, p := range c.Problems(nil) {
+		if strings.Contains(p, "ignored") {
+			t.Errorf("an ignored field is a problem: %q", p)
+		}
+	}
 }
 
 // TestProblems: config check's list: an unknown kind named with the kinds there are, the
