@@ -24,6 +24,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mcp"
+	syncrun "github.com/postern-mcp/postern/internal/sync"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 	"github.com/spf13/cobra"
@@ -202,8 +203,8 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		}
 	}
 	svc := &tools.Service{Version: postVersion(), Config: watcher, Only: f.accounts, StorePath: storePath(), SaveDir: f.saveDir}
-	// A sync lock the watch loop holds is waited for: its syncs are short (watch.go).
-	svc.Sync = syncAndRules(svc, 30*time.Second)
+	// A sync lock the watch loop holds is waited for: its syncs are short.
+	svc.Sync = (&syncrun.Runner{StorePath: svc.StorePath, Tools: svc, Wait: 30 * time.Second}).Sync
 	reg, err := dispatch.New(svc)
 	if err != nil {
 		return nil, nil, nil, err
