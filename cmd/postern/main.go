@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -213,41 +212,11 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 	if err := setupApprovals(reg, watcher, stderr); err != nil {
 		return nil, nil, nil, err
 	}
-	var grant func() dispatch.Grant
-	if f.scopes != "" {
-		g, err := dispatch.ParseGrant(f.scopes)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--scopes: %w", err)
-		}
-		grant = func() dispatch.Grant { return g }
-	} else {
-		warned := map[string]bool{}
-		defaults := dispatch.DefaultGrant()
-		var lastCfg *config.Config
-		var last dispatch.Grant
-		var mu sync.Mutex
-		grant = func() dispatch.Grant {
-			cfg, err := watcher.Get()
-			if err != nil || len(cfg.MCP.Scopes) == 0 {
-				return defaults
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if cfg == lastCfg {
-				return last // the same configuration grants the same scopes
-			}
-			g := dispatch.Grant{}
-			for _, s := range cfg.MCP.Scopes {
-				if dispatch.KnownScope(s) {
-					g[s] = true
-				} else if !warned[s] {
-					warned[s] = true
-					fmt.Fprintf(stderr, "postern: the configuration grants unknown scope %q; it is ignored. Known scopes: %s\n", s, strings.Join(dispatch.ScopeNames(), ", "))
-				}
-			}
-			lastCfg, last = cfg, g
-			return g
-		}
+	grant, err := dispatch.Granter(f.scopes, watcher.Get, func(scope string) {
+		fmt.Fprintln(stderr, "postern: "+dispatch.UnknownScopeWarning(scope))
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--scopes: %w", err)
 	}
 	if cfg, err := watcher.Get(); err != nil {
 		fmt.Fprintf(stderr, "postern: %s\n", termsafe.Text(err.Error()))
