@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/postern-mcp/postern/internal/status"
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
@@ -29,7 +30,7 @@ an empty configuration, which has no problems.`,
 			if abs, err := filepath.Abs(path); err == nil {
 				path = abs
 			}
-			_, problems := configProblems(path)
+			_, problems := status.Problems(path)
 			if len(problems) == 0 {
 				fmt.Fprintf(stdout, "%s: no problems\n", termsafe.Line(path))
 				return nil

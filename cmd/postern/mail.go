@@ -22,6 +22,7 @@ import (
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
+	"github.com/postern-mcp/postern/internal/status"
 	"github.com/postern-mcp/postern/internal/store"
 	syncrun "github.com/postern-mcp/postern/internal/sync"
 	"github.com/postern-mcp/postern/internal/termsafe"
@@ -450,73 +451,13 @@ func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	return nil
 }
 
-// accountRow is an account as account list shows it.
-type accountRow struct {
-	Name        string `json:"name"`
-	Kind        string `json:"kind"`
-	Server      string `json:"server,omitempty"`
-	User        string `json:"user,omitempty"`
-	TLS         string `json:"tls,omitempty"`
-	TLSCA       string `json:"tls_ca,omitempty"`
-	Path        string `json:"path,omitempty"`
-	Address     string `json:"address,omitempty"`
-	DisplayName string `json:"display_name,omitempty"`
-	SMTP        string `json:"smtp,omitempty"`
-	SMTPTLS     string `json:"smtp_tls,omitempty"`
-	Messages    int    `json:"messages"`
-	State       string `json:"state"` // never synced, partly synced, synced or failed
-	LastSync    string `json:"last_sync,omitempty"`
-	Error       string `json:"last_error,omitempty"`
-	// Warnings are what the syncs skipped or changed of single items, until they sync cleanly.
-	Warnings []string `json:"warnings,omitempty"`
-	// Sync is the sync state in words.
-	Sync string `json:"-"`
-	// Where is where its mail is, in a word (postern status); Line, how postern reaches it
-	// (postern account list).
-	Where, Line string `json:"-"`
-}
-
-// accountRows are the configured accounts with their sync state from the store.
-func accountRows(cfg *config.Config, stats map[string]store.AccountStat) []accountRow {
-	rows := []accountRow{}
-	for _, a := range cfg.Accounts {
-		r := accountRow{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, TLSCA: a.TLSCA, Path: a.Path, Address: a.From(), DisplayName: a.DisplayName, Where: kinds.Where(a), Line: kinds.Line(a)}
-		if a.SMTP != "" {
-			r.SMTP, r.SMTPTLS = a.SMTP, a.SMTPSecurity()
-		}
-		x, ok := stats[a.Name]
-		r.State, r.Sync = syncState(x, ok)
-		if ok {
-			r.Messages, r.Error, r.Warnings = x.Messages, x.LastError, x.Warnings
-			if !x.LastSync.IsZero() {
-				r.LastSync = x.LastSync.Format(time.RFC3339)
-			}
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-// readStats reads the accounts' sync state from the store, when there is one.
-func readStats() (map[string]store.AccountStat, error) {
-	if _, err := os.Stat(storePath()); err != nil {
-		return map[string]store.AccountStat{}, nil
-	}
-	st, err := store.Open(storePath())
-	if err != nil {
-		return map[string]store.AccountStat{}, err
-	}
-	defer st.Close()
-	return st.AccountStats(context.Background())
-}
-
 func cmdAccountList(cfgPath string, asJSON bool, stdout io.Writer) error {
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return err
 	}
-	stats, _ := readStats()
-	rows := accountRows(cfg, stats)
+	stats, _ := status.ReadStats(storePath())
+	rows := status.Accounts(cfg, stats)
 	if asJSON {
 		b, _ := json.MarshalIndent(rows, "", "  ")
 		fmt.Fprintln(stdout, string(termsafe.JSON(b)))
