@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/postern-mcp/postern/integrations"
 	"github.com/postern-mcp/postern/internal/demo"
 )
 
@@ -72,7 +73,7 @@ and lengths, never the text of mail and never a secret).`,
 }
 
 func newBundleCmd(stdout, stderr io.Writer) *cobra.Command {
-	var f bundleFlags
+	var f struct{ manifest, binary, out string }
 	mcpb := &cobra.Command{
 		Use:   "mcpb",
 		Short: "pack the Claude Desktop bundle (.mcpb) from a checkout",
@@ -82,7 +83,12 @@ postern (the manifest is generated there), or pass --manifest.`,
 		Example: "  postern bundle mcpb --out postern.mcpb",
 		Args:    noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			return cmdBundle(&f, stdout)
+			entry, err := integrations.WriteBundle(f.manifest, f.binary, f.out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s (manifest and %s)\n", f.out, entry)
+			return nil
 		},
 	}
 	mcpb.Flags().StringVar(&f.manifest, "manifest", filepath.Join("plugins", "postern", "mcpb", "manifest.json"), "the generated manifest")
