@@ -8,12 +8,9 @@ import (
 	"io"
 	"net/mail"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
@@ -545,7 +542,7 @@ with exit status 130 or 143.`,
 }
 
 func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
-	ctx, stop := interruptContext(stderr)
+	ctx, stop := syncrun.OnSignal(stderr, os.Exit)
 	defer stop()
 	cfg, err := config.Load(f.config)
 	if err != nil {
@@ -619,19 +616,19 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 	defer syncrun.Profile(os.Getenv("POSTERN_CPUPROFILE"))()
 	start := time.Now()
 	res, err := r.Run(ctx, accts)
-	var in *interrupted
+	var in *syncrun.Interrupted
 	if err != nil {
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
 		if errors.As(err, &in) {
-			return in.report(stderr, 0) // the store was being opened
+			return exitError{in.Report(stderr, 0)} // the store was being opened
 		}
 		return err
 	}
 	// A signal that came after every account was done interrupted nothing.
 	if errors.As(context.Cause(ctx), &in) && res.Cut {
-		return in.report(stderr, res.Stored())
+		return exitError{in.Report(stderr, res.Stored())}
 	}
 	if len(accts) > 0 {
 		failed += printRules(res, stdout, stderr, f.quiet)
@@ -698,87 +695,4 @@ func printRules(res *syncrun.Result, stdout, stderr io.Writer, quiet bool) int {
 		}
 	}
 	return failed
-}
-
-// interrupted is the cause of a context ended by a signal.
-type interrupted struct {
-	sig  syscall.Signal
-	once sync.Once // one sentence, from the sync's end or from the grace timer
-}
-
-func (i *interrupted) Error() string { return signalName(i.sig) + " received" }
-
-// report says once, in one sentence, that the sync was interrupted and what
-// it kept (stored < 0: not counted), and returns the exit status that says by
-// which signal: 128 + its number.
-func (i *interrupted) report(stderr io.Writer, stored int) error {
-	i.once.Do(func() {
-		what := ""
-		switch {
-		case stored == 1:
-			what = " (1 new message)"
-		case stored >= 0:
-			what = fmt.Sprintf(" (%d new messages)", stored)
-		}
-		fmt.Fprintf(stderr, "postern: sync interrupted by %s; what it stored is kept%s; run postern sync again to continue where it stopped.\n", signalName(i.sig), what)
-	})
-	return exitError{128 + int(i.sig)}
-}
-
-// stopGrace is how long a sync may take to stop cleanly after a signal.
-// Then postern exits anyway, as a kill would (SQLite keeps every committed
-// batch, the kernel releases the lock): a commit waiting on a busy disk
-// cannot be cut short, and a sync must end within 2 s of the signal.
-const stopGrace = 1500 * time.Millisecond
-
-// interruptContext is a context that the first SIGINT or SIGTERM ends, with
-// an *interrupted as its cause (signal.NotifyContext's cause does not say
-// which signal came, and the exit status does: 130 or 143). The signals then
-// get their default action back, so a second one ends postern at once; and
-// if stop is not called within stopGrace, postern reports and exits.
-func interruptContext(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	var mu sync.Mutex
-	var late *time.Timer
-	stopped := false
-	go func() {
-		select {
-		case s := <-sigs:
-			signal.Stop(sigs)
-			in := &interrupted{sig: s.(syscall.Signal)}
-			cancel(in)
-			mu.Lock()
-			if !stopped {
-				late = time.AfterFunc(stopGrace, func() {
-					var ee exitError
-					errors.As(in.report(stderr, -1), &ee)
-					os.Exit(ee.code)
-				})
-			}
-			mu.Unlock()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() {
-		mu.Lock()
-		stopped = true
-		if late != nil {
-			late.Stop()
-		}
-		mu.Unlock()
-		signal.Stop(sigs)
-		cancel(context.Canceled)
-	}
-}
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return s.String()
 }

@@ -102,7 +102,7 @@ func cmdWatch(cfgPath string, stderr io.Writer) error {
 		<-ctx.Done()
 		select {
 		case <-done:
-		case <-time.After(stopGrace): // a commit on a busy disk: exit anyway, as a kill would
+		case <-time.After(syncrun.StopGrace): // a commit on a busy disk: exit anyway, as a kill would
 			fmt.Fprintln(stderr, "postern: watch stopped; what it stored is kept")
 			os.Exit(0)
 		}

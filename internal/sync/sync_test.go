@@ -2,10 +2,12 @@ package sync_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -217,4 +219,49 @@ func TestProfileWritesBesideExisting(t *testing.T) {
 		t.Fatalf("no profile beside it: %v", err)
 	}
 	syncrun.Profile("")() // nothing to write
+}
+
+func TestInterruptedReportsOnce(t *testing.T) {
+	in := &syncrun.Interrupted{Signal: syscall.SIGTERM}
+	var b strings.Builder
+	if code := in.Report(&b, 1); code != 143 {
+		t.Fatalf("exit status %d, want 143", code)
+	}
+	if code := in.Report(&b, 7); code != 143 {
+		t.Fatalf("exit status %d", code)
+	}
+	want := "postern: sync interrupted by SIGTERM; what it stored is kept (1 new message); run postern sync again to continue where it stopped.\n"
+	if b.String() != want {
+		t.Fatalf("said %q, want %q once", b.String(), want)
+	}
+	if in.Error() != "SIGTERM received" {
+		t.Fatalf("Error() = %q", in.Error())
+	}
+}
+
+// The first SIGINT ends the context with the signal as its cause; without stop, the grace
+// timer reports it and exits with 130.
+func TestOnSignal(t *testing.T) {
+	var b strings.Builder
+	exited := make(chan int, 1)
+	ctx, stop := syncrun.OnSignal(&b, func(code int) { exited <- code })
+	defer stop()
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("SIGINT did not end the context")
+	}
+	var in *syncrun.Interrupted
+	if !errors.As(context.Cause(ctx), &in) || in.Signal != syscall.SIGINT {
+		t.Fatalf("cause %v", context.Cause(ctx))
+	}
+	select {
+	case code := <-exited:
+		if code != 130 || !strings.Contains(b.String(), "interrupted by SIGINT") {
+			t.Fatalf("exit %d, said %q", code, b.String())
+		}
+	case <-time.After(syncrun.StopGrace + 3*time.Second):
+		t.Fatal("no exit after the grace")
+	}
 }
