@@ -347,7 +347,7 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, e *emailFlags, name stri
 		return err
 	}
 	if withEmail {
-		fillOAuth2(&a, found)
+		found.FillOAuth2(&a)
 		showFound(stdout, cmd, e.email, found, a)
 		if a.PasswordCmd == "" && a.Password == "" && a.Auth == "" {
 			return usagef("--email finds the servers; add --password-cmd CMD (the command that prints your password or app password), --keyring, --oauth2 or --oauth2-token-cmd CMD")
