@@ -31,7 +31,7 @@ func TestLoadOne(t *testing.T) {
 func TestResolveTie(t *testing.T) {
 	storePath := filepath.Join(t.TempDir(), "store.db")
 	for ref, want := range map[string]string{
-		"mid:<abc@example.com>":  "mid:abc@example.com",
+		"mid:<abc@example.com>":   "mid:abc@example.com",
 		" note:/clients/plan.md/": "note:clients/plan.md",
 		"event: UID-1 ":           "event:UID-1",
 	} {
