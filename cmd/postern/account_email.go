@@ -2,13 +2,9 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
-	"os"
 	"strings"
 
 	"github.com/postern-mcp/postern/generated"
@@ -42,42 +38,6 @@ func (e *emailFlags) register(cmd *cobra.Command) {
 	cmd.RegisterFlagCompletionFunc("provider", cobra.FixedCompletions(ids, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// Test hooks: they point discovery at servers on this computer, for the tests of account add
-// --email. Nothing else sets them, and each is refused unless it names 127.0.0.1, ::1 or
-// localhost, so that they cannot send a lookup elsewhere in clear.
-const (
-	// autoconfigURLEnv replaces the autoconfig documents looked at: URLs separated by spaces,
-	// with {domain} and {email} filled in; plain http is allowed.
-	autoconfigURLEnv = "POSTERN_AUTOCONFIG_URL"
-	// dnsServerEnv is HOST:PORT of the DNS server SRV records are asked of.
-	dnsServerEnv = "POSTERN_DNS_SERVER"
-)
-
-// discoverOptions are the lookups' options: the real places, unless a test hook is set.
-func discoverOptions() (discover.Options, error) {
-	var o discover.Options
-	if v := os.Getenv(autoconfigURLEnv); v != "" {
-		for _, u := range strings.Fields(v) {
-			pu, err := url.Parse(strings.NewReplacer("{domain}", "x", "{email}", "x").Replace(u))
-			if err != nil || !config.Loopback(pu.Hostname()) {
-				return o, fmt.Errorf("%s is for tests and must name this computer (http://127.0.0.1:PORT/…), not %q; unset it", autoconfigURLEnv, u)
-			}
-		}
-		o.AutoconfigURLs, o.AllowHTTP = strings.Fields(v), true
-	}
-	if v := os.Getenv(dnsServerEnv); v != "" {
-		host, _, err := net.SplitHostPort(v)
-		if err != nil || !config.Loopback(host) {
-			return o, fmt.Errorf("%s is for tests and must be 127.0.0.1:PORT, not %q; unset it", dnsServerEnv, v)
-		}
-		o.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, network, v)
-		}}
-	}
-	return o, nil
-}
-
 // fromEmail fills a from what was found for --email, leaving every field whose flag was given
 // (the flags are applied afterwards and win). It returns what was found, nil when the flags
 // name both servers and nothing was looked up.
@@ -103,7 +63,7 @@ func (e *emailFlags) fromEmail(cmd *cobra.Command, a *config.Account) (*discover
 		found = discover.FromProvider(p, e.email)
 	case given(imapFlag) && given("smtp"):
 	default:
-		opt, err := discoverOptions()
+		opt, err := discover.EnvOptions()
 		if err != nil {
 			return nil, err
 		}
@@ -170,39 +130,12 @@ func showFound(w io.Writer, cmd *cobra.Command, email string, found *discover.Fo
 	if found == nil {
 		return
 	}
-	if s := signIn(found); s != "" {
+	if s := found.SignIn(); s != "" {
 		fmt.Fprintln(w, "  "+termsafe.Line(s))
 	}
 	if p := found.Provider; p != nil && p.Notes != "" {
 		fmt.Fprintln(w, "  "+p.Notes)
 	}
-}
-
-// signIn says how the servers take a login, from the table's row or the document's
-// authentication elements.
-func signIn(f *discover.Found) string {
-	words := map[string]string{generated.AuthPassword: "your password", generated.AuthAppPassword: "an app password", generated.AuthOAuth2: "OAuth2"}
-	var ways []string
-	for _, m := range f.Auth {
-		ways = append(ways, words[m])
-	}
-	if len(ways) == 0 {
-		return ""
-	}
-	s := "Sign-in: " + strings.Join(ways, " or ")
-	if len(ways) == 1 && f.Auth[0] == generated.AuthOAuth2 {
-		s += " only (a password is refused)"
-	}
-	s += "."
-	if p := f.Provider; p != nil {
-		if p.OAuth2 != nil && p.OAuth2.BringClientID {
-			s += " For OAuth2 the client id is yours to register with " + p.Name + "."
-		}
-		if p.AppPassword != "" {
-			s += " App password: " + p.AppPassword
-		}
-	}
-	return s
 }
 
 // confirmFound asks before saving what --email found: --yes says yes, a terminal is asked, and
@@ -221,22 +154,4 @@ func (e *emailFlags) confirmFound(cmd *cobra.Command, name string, stdout io.Wri
 		return exitError{1}
 	}
 	return nil
-}
-
-// fillOAuth2 gives an OAuth2 account the endpoints and scopes of the provider found, where the
-// person's flags left them out (the client id is the person's to bring, or the flag's).
-func fillOAuth2(a *config.Account, found *discover.Found) {
-	if found == nil || found.Provider == nil || found.Provider.OAuth2 == nil || a.Auth != config.AuthOAuth2 {
-		return
-	}
-	p := found.Provider.OAuth2
-	if a.OAuth2AuthURL == "" {
-		a.OAuth2AuthURL = p.AuthURL
-	}
-	if a.OAuth2TokenURL == "" {
-		a.OAuth2TokenURL = p.TokenURL
-	}
-	if len(a.OAuth2Scopes) == 0 {
-		a.OAuth2Scopes = append([]string(nil), p.Scopes...)
-	}
 }

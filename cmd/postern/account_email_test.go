@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/discover"
 )
 
@@ -35,7 +34,7 @@ func emailRun(t *testing.T, env []string, args ...string) (out, errOut string, c
 func notFound(t *testing.T) string {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(srv.Close)
-	return autoconfigURLEnv + "=" + srv.URL + "/mail/config-v1.1.xml?emailaddress={email}"
+	return discover.AutoconfigURLEnv + "=" + srv.URL + "/mail/config-v1.1.xml?emailaddress={email}"
 }
 
 func TestAccountAddEmailFromTable(t *testing.T) {
@@ -124,7 +123,7 @@ func TestAccountAddEmailFromAutoconfig(t *testing.T) {
 	}))
 	defer srv.Close()
 	// The two documents Thunderbird looks at, in its order, both on the test's server.
-	hook := autoconfigURLEnv + "=" + srv.URL + "/mail/config-v1.1.xml?emailaddress={email} " + srv.URL + "/.well-known/autoconfig/mail/config-v1.1.xml"
+	hook := discover.AutoconfigURLEnv + "=" + srv.URL + "/mail/config-v1.1.xml?emailaddress={email} " + srv.URL + "/.well-known/autoconfig/mail/config-v1.1.xml"
 	out, errOut, code, cfg := emailRun(t, []string{hook}, "work", "--email", "sam@example.org", "--password-cmd", "pass show work", "--no-check", "--yes")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -144,7 +143,7 @@ func TestAccountAddEmailFromAutoconfig(t *testing.T) {
 		t.Error("the password command reached the autoconfig server")
 	}
 	// The hook cannot point anywhere but this computer.
-	_, errOut, code, _ = emailRun(t, []string{autoconfigURLEnv + "=http://autoconfig.example.org/x"}, "work", "--email", "sam@example.org", "--password-cmd", "c", "--yes")
+	_, errOut, code, _ = emailRun(t, []string{discover.AutoconfigURLEnv + "=http://autoconfig.example.org/x"}, "work", "--email", "sam@example.org", "--password-cmd", "c", "--yes")
 	if code == 0 || !strings.Contains(errOut, "for tests") {
 		t.Errorf("a remote hook was taken: exit %d, %q", code, errOut)
 	}
@@ -223,7 +222,7 @@ func TestAccountAddEmailFromSRV(t *testing.T) {
 		// No _submissions record: the STARTTLS one is the fallback.
 		"_submission._tcp.example.test,smtp.example.test,587",
 	)
-	env := []string{notFound(t), dnsServerEnv + "=" + dns}
+	env := []string{notFound(t), discover.DNSServerEnv + "=" + dns}
 	out, errOut, code, cfg := emailRun(t, env, "srv", "--email", "sam@example.test", "--password-cmd", "c", "--no-check", "--yes")
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
@@ -271,36 +270,5 @@ func TestAccountAddEmailAsks(t *testing.T) {
 	b, _ := os.ReadFile(cfg)
 	if code != 0 || !strings.Contains(out, "Added account personal") || !strings.Contains(string(b), `server = "imap.fastmail.com:993"`) {
 		t.Fatalf("yes: exit %d, %q %q\n%s", code, out, errOut, b)
-	}
-}
-
-// TestFillOAuth2: an OAuth2 account found in the providers table gets the provider's endpoints
-// and scopes, unless the person's flags gave them; a password account gets none.
-func TestFillOAuth2(t *testing.T) {
-	var gmail *generated.ProviderSpec
-	for i := range generated.Providers {
-		if generated.Providers[i].OAuth2 != nil && len(generated.Providers[i].OAuth2.Scopes) > 0 {
-			gmail = &generated.Providers[i]
-			break
-		}
-	}
-	if gmail == nil {
-		t.Fatal("no provider with OAuth2 in the table")
-	}
-	found := &discover.Found{Provider: gmail}
-	a := config.Account{Auth: config.AuthOAuth2}
-	fillOAuth2(&a, found)
-	if a.OAuth2AuthURL != gmail.OAuth2.AuthURL || a.OAuth2TokenURL != gmail.OAuth2.TokenURL || len(a.OAuth2Scopes) != len(gmail.OAuth2.Scopes) {
-		t.Fatalf("filled %+v from %+v", a, gmail.OAuth2)
-	}
-	own := config.Account{Auth: config.AuthOAuth2, OAuth2TokenURL: "https://mine.example/token"}
-	fillOAuth2(&own, found)
-	if own.OAuth2TokenURL != "https://mine.example/token" {
-		t.Fatalf("the person's token URL was replaced: %s", own.OAuth2TokenURL)
-	}
-	pw := config.Account{PasswordCmd: "cat pw"}
-	fillOAuth2(&pw, found)
-	if pw.OAuth2AuthURL != "" {
-		t.Fatal("a password account got OAuth2 endpoints")
 	}
 }

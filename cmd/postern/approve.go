@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,45 +24,14 @@ func approvalQueue() *approval.Queue {
 	return &approval.Queue{Dir: filepath.Join(config.StateDir(), "approvals")}
 }
 
-// setupApprovals gives the registry its token store (the lifetime from the
-// configuration as the server starts) and the two ways a commit without
+// setupApprovals gives the registry its token store and the two ways a commit without
 // elicitation is approved: held for postern approve, or the host's prompt.
 func setupApprovals(reg *dispatch.Registry, watcher *config.Watcher, stderr io.Writer) error {
-	var ttl time.Duration
-	if cfg, err := watcher.Get(); err == nil {
-		ttl = cfg.Approval.TTL.Duration
-	}
-	tokens, err := approval.New(ttl, nil)
+	c, err := approval.ForServer(watcher.Get, approvalQueue(), func(line string) { fmt.Fprintln(stderr, "postern: "+line) })
 	if err != nil {
 		return err
 	}
-	q := approvalQueue()
-	reg.SetApprovals(&approval.Config{
-		Tokens: tokens,
-		Mode: func() string {
-			cfg, err := watcher.Get()
-			if err != nil || cfg.Approval.Mode == "" {
-				return approval.ModeTerminal // the safer one, also when the file cannot be read
-			}
-			return cfg.Approval.Mode
-		},
-		Hold: func(ctx context.Context, r approval.Request) (bool, error) {
-			wait := config.DefaultHoldWait
-			if cfg, err := watcher.Get(); err == nil && cfg.Approval.Wait.Duration > 0 {
-				wait = cfg.Approval.Wait.Duration
-			}
-			h, err := q.Put(approval.Held{Ref: r.Ref, Tool: r.Tool, Account: r.Account, Text: r.Text(), Client: r.Client, Expires: time.Now().Add(wait)})
-			if err != nil {
-				return false, err
-			}
-			fmt.Fprintf(stderr, "postern: %s waits for your approval: run postern approve %s in a terminal (within %v)\n", r.Tool, h.Code, wait)
-			yes, decided := q.Wait(h, ctx.Done())
-			if !decided {
-				return false, fmt.Errorf("the person did not approve it with postern approve within %v (code %s)", wait, h.Code)
-			}
-			return yes, nil
-		},
-	})
+	reg.SetApprovals(c)
 	return nil
 }
 

@@ -7,9 +7,7 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -228,43 +226,4 @@ func completeAccounts(cmd *cobra.Command, _ []string, toComplete string) ([]stri
 func addConfigFlag(cmd *cobra.Command, p *string) {
 	cmd.Flags().StringVar(p, "config", config.DefaultPath(), "configuration file")
 	cmd.MarkFlagFilename("config", "toml")
-}
-
-// The flag package parsers below are what demo.go and integrations.go still
-// use until they are cobra commands of their own.
-
-// multi is a repeatable string flag.
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
-
-func newFlagSet(name string, stderr io.Writer, help string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, help)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// splitFlags lets flags come before or after the positional arguments.
-func splitFlags(fs interface {
-	Parse([]string) error
-	Args() []string
-}, args []string) ([]string, error) {
-	var pos []string
-	rest := args
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return nil, err
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		rest = rest[1:]
-	}
 }

@@ -4,11 +4,17 @@ package main
 // (demo), and the ports of approve, log and bundle.
 
 import (
+	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/postern-mcp/postern/integrations"
+	"github.com/postern-mcp/postern/internal/demo"
 )
 
 func newDemoCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -67,7 +73,7 @@ and lengths, never the text of mail and never a secret).`,
 }
 
 func newBundleCmd(stdout, stderr io.Writer) *cobra.Command {
-	var f bundleFlags
+	var f struct{ manifest, binary, out string }
 	mcpb := &cobra.Command{
 		Use:   "mcpb",
 		Short: "pack the Claude Desktop bundle (.mcpb) from a checkout",
@@ -77,11 +83,51 @@ postern (the manifest is generated there), or pass --manifest.`,
 		Example: "  postern bundle mcpb --out postern.mcpb",
 		Args:    noArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			return cmdBundle(&f, stdout)
+			entry, err := integrations.WriteBundle(f.manifest, f.binary, f.out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s (manifest and %s)\n", f.out, entry)
+			return nil
 		},
 	}
 	mcpb.Flags().StringVar(&f.manifest, "manifest", filepath.Join("plugins", "postern", "mcpb", "manifest.json"), "the generated manifest")
 	mcpb.Flags().StringVar(&f.binary, "binary", "", "the postern binary to pack (default: this one)")
 	mcpb.Flags().StringVar(&f.out, "out", "postern.mcpb", "the bundle to write")
 	return group("bundle", "pack postern for a host that installs bundles", "Pack postern into the bundles that agent hosts install.", mcpb)
+}
+
+const demoHelp = `Usage: postern demo [--messages N]
+
+A generated mailbox in a temporary store, and what an agent sees of it: a masked
+sign-in code, a stranger's message framed as data, a thread, a draft prepared but
+not saved, and a send refused for want of its scope. It needs no account and no
+network, and deletes everything it made when it ends.
+
+Flags:
+`
+
+// cmdDemo builds a sample mailbox in a temporary folder, imports it into a
+// temporary store and prints a scripted session as an agent sees it. It needs
+// no account and no network, and leaves nothing behind.
+func cmdDemo(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // help goes to stdout when asked for, a wrong flag is one line
+	fs.Usage = func() {}
+	n := fs.Int("messages", 400, "generated messages in the sample mailbox, besides the demo's own")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, demoHelp)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return err
+	} else if err != nil {
+		return fmt.Errorf("%v; run postern demo --help for the flags", err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("demo takes no arguments, only flags (got %q); run postern demo --help", fs.Arg(0))
+	}
+	if *n < 0 || *n > 100000 {
+		return fmt.Errorf("--messages %d is out of range; give a number from 0 to 100000", *n)
+	}
+	return demo.Run(postVersion(), *n, stdout)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/projects"
-	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 )
@@ -105,27 +103,7 @@ func newProjectCmd(stdout io.Writer) *cobra.Command {
 
 // loadProject reads the projects file and finds id in it; an unknown id names the nearest.
 func loadProject(cfgPath, id string) (string, *projects.Set, *projects.Project, error) {
-	path := projects.Path(cfgPath)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return path, nil, nil, fmt.Errorf("there is no projects file %s yet; write one with a [[project]] entry (docs/projects.md)", path)
-	}
-	s, err := projects.Load(path)
-	if err != nil {
-		return path, nil, nil, err
-	}
-	p := s.Find(id)
-	if p == nil {
-		msg := fmt.Sprintf("there is no project %q in %s", id, path)
-		if near := s.Nearest(id); len(near) > 0 {
-			msg += "; did you mean " + strings.Join(near, " or ") + "?"
-		} else if len(s.Projects) == 0 {
-			msg += "; it has no [[project]] entry yet (docs/projects.md)"
-		} else {
-			msg += "; postern project list shows them"
-		}
-		return path, s, nil, errors.New(msg)
-	}
-	return path, s, p, nil
+	return projects.LoadOne(projects.Path(cfgPath), id)
 }
 
 func projectList(cfgPath string, asJSON bool, stdout io.Writer) error {
@@ -155,7 +133,7 @@ func projectList(cfgPath string, asJSON bool, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for i := range s.Projects {
 		p := &s.Projects[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %s\n", termsafe.Line(p.ID), termsafe.Line(orDash(p.Name)), openWord(p.Open), plural(routeCount(p), "route"), plural(len(p.Ties), "tie"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %s\n", termsafe.Line(p.ID), termsafe.Line(orDash(p.Name)), openWord(p.Open), plural(p.RouteCount(), "route"), plural(len(p.Ties), "tie"))
 	}
 	tw.Flush()
 	// What each route holds, project by project: a route that holds nothing is seen here.
@@ -219,9 +197,9 @@ func (h *holds) of(p *projects.Project) ([]tools.RouteHold, error) {
 		return h.svc.ProjectHolds(context.Background(), p)
 	}
 	var out []tools.RouteHold
-	for _, r := range projectRoutes(p) {
-		for _, v := range r.values {
-			out = append(out, tools.RouteHold{Route: r.key, Value: v})
+	for _, r := range p.Routes() {
+		for _, v := range r.Values {
+			out = append(out, tools.RouteHold{Route: r.Key, Value: v})
 		}
 	}
 	return out, nil
@@ -229,21 +207,6 @@ func (h *holds) of(p *projects.Project) ([]tools.RouteHold, error) {
 
 func (h *holds) missing() string {
 	return fmt.Sprintf("What each route holds is counted from the local store, and there is none yet (%s): postern sync makes it.", h.path)
-}
-
-// projectRoutes are p's routes and ties, by their key in projects.toml.
-func projectRoutes(p *projects.Project) []struct {
-	key    string
-	values []string
-} {
-	return []struct {
-		key    string
-		values []string
-	}{
-		{"senders", p.Senders}, {"domains", p.Domains}, {"subjects", p.Subjects}, {"folders", p.Folders},
-		{"calendars", p.Calendars}, {"task_lists", p.TaskLists}, {"address_books", p.AddressBooks},
-		{"note_folders", p.NoteFolders}, {"ties", p.Ties},
-	}
 }
 
 // holdLine is one route, its value and, when counted, what it holds:
@@ -321,7 +284,7 @@ func projectShow(cfgPath, id string, stdout io.Writer) error {
 			line("%s  warning: this route %s", indent, h.Warning)
 		}
 	}
-	if routeCount(p) == 0 && len(p.Ties) == 0 {
+	if p.RouteCount() == 0 && len(p.Ties) == 0 {
 		line("  nothing belongs to it yet: it has no routes and no ties")
 	} else if holds.svc == nil {
 		line("  %s", holds.missing())
@@ -357,7 +320,7 @@ func projectTie(cfgPath, id, ref string, add bool, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tie, from, err := resolveTie(ref)
+	tie, from, err := projects.ResolveTie(ref, storePath())
 	if err != nil {
 		return err
 	}
@@ -391,45 +354,6 @@ func projectTie(cfgPath, id, ref string, add bool, stdout io.Writer) error {
 	return nil
 }
 
-// resolveTie turns what the person typed into a tie: kind:ref as written (mid: without
-// its angle brackets, note: without leading or trailing slashes), or a postern message
-// id read from the store as the mid: of its Message-ID. from says where a mid came from.
-func resolveTie(ref string) (tie, from string, err error) {
-	ref = strings.TrimSpace(ref)
-	if kind, rest, ok := strings.Cut(ref, ":"); ok {
-		switch kind {
-		case "note":
-			rest = strings.Trim(rest, "/")
-		case "event", "task", "contact":
-			rest = strings.TrimSpace(rest)
-		}
-		return projects.Tie(kind, rest), "", nil
-	}
-	id, ok := store.DecodeID(ref)
-	if !ok {
-		return "", "", fmt.Errorf("%q is not something to tie; write mid:<Message-ID>, a message id as "+generated.ToolMailList+" gives it (m…), event:UID, task:UID, contact:UID or note:PATH", ref)
-	}
-	if _, err := os.Stat(storePath()); err != nil {
-		return "", "", fmt.Errorf("there is no local store %s to read message %s from (postern sync makes it); tie the message by its Message-ID instead: mid:<…>", storePath(), ref)
-	}
-	st, err := store.Open(storePath())
-	if err != nil {
-		return "", "", err
-	}
-	defer st.Close()
-	row, err := st.Message(context.Background(), id, nil)
-	if errors.Is(err, store.ErrNoMessage) {
-		return "", "", fmt.Errorf("there is no message %s in the store %s; message ids are as "+generated.ToolMailList+" gives them, or tie it by its Message-ID: mid:<…>", ref, storePath())
-	}
-	if err != nil {
-		return "", "", err
-	}
-	if strings.TrimSpace(row.MessageID) == "" {
-		return "", "", fmt.Errorf("message %s has no Message-ID, so it cannot be tied; route it by its folder, sender or subject instead (docs/projects.md)", ref)
-	}
-	return projects.Tie("mid", row.MessageID), " (message " + ref + ")", nil
-}
-
 // withoutCounts is a route as the file has it, when there is no store to count from.
 func withoutCounts(h *tools.RouteHold) string {
 	if h.Route == "ties" {
@@ -440,11 +364,6 @@ func withoutCounts(h *tools.RouteHold) string {
 		what += " (authenticated mail only)"
 	}
 	return what
-}
-
-func routeCount(p *projects.Project) int {
-	return len(p.Senders) + len(p.Domains) + len(p.Subjects) + len(p.Folders) + len(p.Calendars) +
-		len(p.TaskLists) + len(p.AddressBooks) + len(p.NoteFolders)
 }
 
 func openWord(open bool) string {

@@ -183,25 +183,7 @@ func pushRules(cfgPath, account string, dryRun bool, stdout io.Writer) error {
 }
 
 func oneRule(cfgPath, name string) (generated.Rule, error) {
-	all, err := rules.Load(rules.Path(cfgPath))
-	if err != nil {
-		return generated.Rule{}, err
-	}
-	i := rules.Find(all, name)
-	if i < 0 {
-		var names []string
-		for _, r := range all {
-			names = append(names, r.Name)
-		}
-		msg := fmt.Sprintf("there is no rule %q", name)
-		if near := nearest(name, names); len(near) > 0 {
-			msg += "; did you mean " + strings.Join(near, " or ") + "?"
-		} else {
-			msg += "; postern rules list shows them"
-		}
-		return generated.Rule{}, fmt.Errorf("%s", msg)
-	}
-	return all[i], nil
+	return rules.One(rules.Path(cfgPath), name)
 }
 
 // printRule writes a rule for a person; every value an agent wrote is escaped.
@@ -246,13 +228,8 @@ func setRuleState(cfgPath, name, to string, stdin io.Reader, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
-	switch {
-	case to == rules.Enabled && r.State == rules.Rejected:
-		return fmt.Errorf("rule %q was rejected; an agent must propose it again before it can be approved", r.Name)
-	case to == rules.Rejected && r.State != rules.Pending:
-		return fmt.Errorf("rule %q is %s, not pending; postern rules disable stops it", r.Name, r.State)
-	case to == rules.Disabled && r.State == rules.Pending:
-		return fmt.Errorf("rule %q is pending; approve or reject it", r.Name)
+	if err := rules.CheckChange(r, to); err != nil {
+		return err
 	}
 	if to == rules.Enabled && rules.Forwards(r) && r.State != rules.Enabled {
 		if f, ok := stdin.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
@@ -266,18 +243,7 @@ func setRuleState(cfgPath, name, to string, stdin io.Reader, stdout io.Writer) e
 			return nil
 		}
 	}
-	err = rules.Update(rules.Path(cfgPath), func(all []generated.Rule) ([]generated.Rule, error) {
-		i := rules.Find(all, name)
-		if i < 0 {
-			return nil, fmt.Errorf("rule %q was removed meanwhile", name)
-		}
-		if !sameRule(all[i], r) {
-			return nil, fmt.Errorf("rule %q changed while you looked at it; run the command again to see it as it is now", name)
-		}
-		all[i].State = to
-		return all, nil
-	})
-	if err != nil {
+	if err := rules.SetState(rules.Path(cfgPath), name, r, to); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "Rule %s is %s.\n", termsafe.Line(fmt.Sprintf("%q", r.Name)), to)
@@ -295,10 +261,4 @@ func setRuleState(cfgPath, name, to string, stdin io.Reader, stdout io.Writer) e
 		}
 	}
 	return nil
-}
-
-func sameRule(a, b generated.Rule) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/postern-mcp/postern/internal/status"
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
@@ -29,7 +30,7 @@ an empty configuration, which has no problems.`,
 			if abs, err := filepath.Abs(path); err == nil {
 				path = abs
 			}
-			cfg, problems := configProblems(path)
+			cfg, problems := status.Problems(path)
 			if cfg != nil {
 				// What postern ignores (a field the account's kind does not read) is said, and
 				// fails nothing.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/postern-mcp/postern/internal/demo"
 )
 
 var updateDemo = flag.Bool("update", false, "rewrite testdata/demo.golden from the demo's output")
@@ -76,9 +78,9 @@ func normalizeDemo(t *testing.T, out string) string {
 // is refused naming its scope, and nothing is left in HOME or TMPDIR.
 func TestDemoGolden(t *testing.T) {
 	home, tmp := demoEnv(t)
-	oldNow, oldLocal := demoNow, time.Local
-	demoNow, time.Local = func() time.Time { return demoFixedNow }, time.UTC
-	t.Cleanup(func() { demoNow, time.Local = oldNow, oldLocal })
+	oldNow, oldLocal := demo.Now, time.Local
+	demo.Now, time.Local = func() time.Time { return demoFixedNow }, time.UTC
+	t.Cleanup(func() { demo.Now, time.Local = oldNow, oldLocal })
 
 	var stdout, stderr bytes.Buffer
 	if err := cmdDemo(nil, &stdout, &stderr); err != nil {

@@ -282,113 +282,17 @@ func (r *intRun) confirm() error {
 	return nil
 }
 
-// target is one registration doctor, repair or remove works on: a host, what it was asked
-// for, and the record of that ("nil" for an entry setup never recorded).
-type target struct {
-	h   *integrations.Host
-	o   *integrations.Options
-	rec *integrations.Record
-}
-
 // targets are h's registrations: every record of h (narrowed by --scope and --name when given,
 // a project record only in its project), else the one --scope and --name name, unrecorded.
-func (r *intRun) targets(h *integrations.Host) []target {
-	var out []target
-	for i, rec := range r.records {
-		if rec.Host != h.ID || rec.Scope == "project" && rec.Project != r.env.Project {
-			continue
-		}
-		if r.cmd.Flags().Changed("scope") && rec.Scope != r.f.scope || r.cmd.Flags().Changed("name") && rec.Name != r.f.name {
-			continue
-		}
-		o := rec.Options()
-		out = append(out, target{h: h, o: o, rec: &r.records[i]})
+func (r *intRun) targets(h *integrations.Host) []integrations.Target {
+	var sel integrations.Select
+	if r.cmd.Flags().Changed("scope") {
+		sel.Scope = r.f.scope
 	}
-	if len(out) == 0 {
-		out = append(out, target{h: h, o: r.base()})
+	if r.cmd.Flags().Changed("name") {
+		sel.Name = r.f.name
 	}
-	return out
-}
-
-// fixFor is the repair command line for a target.
-func (r *intRun) fixFor(t target) string {
-	s := "postern integrations repair " + t.h.ID
-	if t.o.Scope != "user" {
-		s += " --scope " + t.o.Scope
-	}
-	if t.o.Name != integrations.DefaultName {
-		s += " --name " + t.o.Name
-	}
-	if r.config != mustAbsPath(config.DefaultPath()) {
-		s += " --config " + shellWord(r.config)
-	}
-	return s
-}
-
-func mustAbsPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
-}
-
-func shellWord(s string) string {
-	if strings.ContainsAny(s, " '\"\\$`") {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
-}
-
-// agentSees says what the agent will see under o: the preset's line, or the tools the
-// grant lists and the scopes in it that have no tool yet.
-func agentSees(o *integrations.Options, preset string) []string {
-	if o.HTTP != "" {
-		return httpSees(o)
-	}
-	var lines []string
-	var g dispatch.Grant
-	what := ""
-	switch {
-	case preset != "":
-		p, _ := findPreset(preset)
-		if p != nil {
-			lines = append(lines, "preset "+p.Name+": "+p.Line)
-		}
-		g, _ = dispatch.ParseGrant(o.Scopes)
-		what = "scopes " + o.Scopes
-	case o.Scopes != "":
-		g, _ = dispatch.ParseGrant(o.Scopes)
-		what = "--scopes " + o.Scopes
-	default:
-		g = dispatch.DefaultGrant()
-		what = "no --scopes: the defaults (" + strings.Join(g.Sorted(), ",") + ")"
-		if cfg, err := config.Load(o.Config); err == nil && len(cfg.MCP.Scopes) > 0 {
-			g = dispatch.Grant{}
-			for _, s := range cfg.MCP.Scopes {
-				g[s] = true
-			}
-			what = "no --scopes: the configuration's [mcp] scopes (" + strings.Join(g.Sorted(), ",") + ")"
-		}
-	}
-	var tools []string
-	has := map[string]bool{}
-	for _, t := range generated.Tools {
-		if g[t.Scope] {
-			tools = append(tools, t.Name)
-			has[t.Scope] = true
-		}
-	}
-	lines = append(lines, fmt.Sprintf("%s list %d tools: %s", what, len(tools), strings.Join(tools, ", ")))
-	var none []string
-	for _, s := range generated.Scopes {
-		if g[s.Name] && !has[s.Name] {
-			none = append(none, s.Name)
-		}
-	}
-	if len(none) > 0 {
-		lines = append(lines, strings.Join(none, ", ")+": no tool yet, so granting it gives nothing for now")
-	}
-	return lines
+	return integrations.Targets(r.records, h, r.env.Project, sel, r.base())
 }
 
 func printAgentSees(w io.Writer, lines []string) {
@@ -396,23 +300,6 @@ func printAgentSees(w io.Writer, lines []string) {
 	for _, l := range lines {
 		fmt.Fprintf(w, "    %s\n", termsafe.Line(l))
 	}
-}
-
-// manualError is the failure of a plan whose host command is not on PATH: the commands were
-// printed, nothing was done.
-func manualError(ps []*integrations.Plan, verb string) error {
-	var ids, exes []string
-	for _, p := range ps {
-		if p.Manual {
-			ids = append(ids, p.Host.ID)
-			exes = append(exes, p.Host.Executables[0])
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s not on PATH, so nothing was %s for %s: run the commands printed above where it is, then postern integrations doctor %s",
-		strings.Join(exes, ", ")+map[bool]string{true: " is", false: " are"}[len(exes) == 1], verb, strings.Join(ids, ", "), strings.Join(ids, " "))
 }
 
 // newIntegrationsCmd is the integrations command tree of the command line.
@@ -524,58 +411,8 @@ read from the entry itself when setup never recorded it).`),
 	return c
 }
 
-type hostRow struct {
-	ID         string   `json:"id"`
-	Name       string   `json:"name"`
-	Kind       string   `json:"kind"`
-	Found      bool     `json:"found"`
-	Why        string   `json:"why"`
-	Config     string   `json:"config,omitempty"`
-	Registered bool     `json:"registered"`
-	As         string   `json:"as"`    // the server's name in the host
-	Scope      string   `json:"scope"` // user or project
-	Recorded   bool     `json:"recorded"`
-	Preset     string   `json:"preset,omitempty"`
-	Scopes     []string `json:"scopes"`         // what the entry passes; empty: none (the configuration decides)
-	Accounts   []string `json:"accounts"`       // empty: every account
-	HTTP       string   `json:"http,omitempty"` // a URL entry's URL: the grant is that server's
-}
-
 func (r *intRun) list(onlyFound bool) error {
-	rows := []hostRow{}
-	for _, h := range integrations.Hosts() {
-		found, why := h.Found(r.env)
-		if onlyFound && (!found || h.Kind == "snippet") {
-			continue
-		}
-		for _, t := range r.targets(h) {
-			row := hostRow{ID: h.ID, Name: h.Name, Kind: h.Kind, Found: found, Why: why, As: t.o.Name, Scope: t.o.Scope, Scopes: []string{}, Accounts: []string{}}
-			if p, err := h.ConfigPath(r.env, t.o.Scope); err == nil {
-				row.Config = p
-			}
-			cur, _, reg, _, _ := h.Registered(r.env, t.o.Scope, t.o.Name)
-			row.Registered = reg
-			o := t.o
-			switch {
-			case t.rec != nil:
-				row.Recorded, row.Preset = true, t.rec.Preset
-			case reg:
-				o = integrations.OptionsFromEntry(cur, t.o)
-			}
-			if cur.URL != "" || t.rec != nil && t.rec.HTTP != "" {
-				row.HTTP = cur.URL
-				if row.HTTP == "" {
-					row.HTTP = t.rec.HTTP
-				}
-			} else if t.rec != nil || reg {
-				if o.Scopes != "" {
-					row.Scopes = strings.Split(o.Scopes, ",")
-				}
-				row.Accounts = append(row.Accounts, o.Accounts...)
-			}
-			rows = append(rows, row)
-		}
-	}
+	rows := integrations.Rows(r.env, onlyFound, r.targets)
 	if r.f.asJSON {
 		return writeJSON(r.out, rows)
 	}
@@ -660,9 +497,9 @@ func newIntPlanCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		sees := agentSees(o, preset)
+		sees := integrations.AgentSees(o, preset)
 		if f.asJSON {
-			return writeJSON(stdout, planJSON(p, sees))
+			return writeJSON(stdout, p.JSON(sees))
 		}
 		p.Describe(stdout)
 		printAgentSees(stdout, sees)
@@ -728,8 +565,8 @@ is how to change it.
 		if f.http == "" && f.preset == "" && f.scopes == "" && !f.yes && !f.dryRun && stdinIsTerminal() {
 			def := generated.DefaultPreset
 			for _, t := range r.targets(hs[0]) {
-				if t.rec != nil && t.rec.Preset != "" {
-					def = t.rec.Preset
+				if t.Record != nil && t.Record.Preset != "" {
+					def = t.Record.Preset
 				}
 			}
 			p, err := r.askPreset(def)
@@ -744,8 +581,8 @@ is how to change it.
 			// Setup again is the way to change a grant: say so when it does.
 			now := integrations.NewRecord(h, o, preset, r.env.Project, time.Now())
 			for _, t := range r.targets(h) {
-				if t.rec != nil && t.rec.Is(h.ID, o.Scope, o.Name, r.env.Project) && t.rec.Describe() != now.Describe() {
-					fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf("%s: this changes the grant setup recorded, %s, to %s.", h.ID, t.rec.Describe(), now.Describe())))
+				if t.Record != nil && t.Record.Is(h.ID, o.Scope, o.Name, r.env.Project) && t.Record.Describe() != now.Describe() {
+					fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf("%s: this changes the grant setup recorded, %s, to %s.", h.ID, t.Record.Describe(), now.Describe())))
 				}
 			}
 		}
@@ -790,7 +627,7 @@ func (r *intRun) change(verb string, jobs []job) error {
 		for _, it := range items {
 			it.p.Describe(r.out)
 			if verb != "remove" {
-				printAgentSees(r.out, agentSees(it.o, it.preset))
+				printAgentSees(r.out, integrations.AgentSees(it.o, it.preset))
 			}
 		}
 	}
@@ -800,9 +637,9 @@ func (r *intRun) change(verb string, jobs []job) error {
 			for _, it := range items {
 				var sees []string
 				if verb != "remove" {
-					sees = agentSees(it.o, it.preset)
+					sees = integrations.AgentSees(it.o, it.preset)
 				}
-				out = append(out, planJSON(it.p, sees))
+				out = append(out, it.p.JSON(sees))
 			}
 			return writeJSON(r.out, out)
 		}
@@ -831,7 +668,7 @@ func (r *intRun) change(verb string, jobs []job) error {
 		}
 		if !todo && verb != "remove" {
 			// Nothing to change, or a snippet: what the agent will see is still worth saying.
-			printAgentSees(r.out, agentSees(it.o, it.preset))
+			printAgentSees(r.out, integrations.AgentSees(it.o, it.preset))
 		}
 		if it.p.Manual || it.p.Host.Kind == "snippet" {
 			continue
@@ -847,7 +684,7 @@ func (r *intRun) change(verb string, jobs []job) error {
 		}
 	}
 	done := map[string]string{"setup": "registered", "repair": "repaired", "remove": "removed"}[verb]
-	return manualError(plans, done)
+	return integrations.ManualError(plans, done)
 }
 
 func newIntDoctorCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
@@ -880,16 +717,16 @@ postern) is checked against its own flags, and doctor says so.`),
 		ok := true
 		for _, h := range hs {
 			for _, t := range r.targets(h) {
-				o := t.o
+				o := t.Options
 				if err := r.token(o, false); err != nil {
 					return err
 				}
-				if o.HTTP == "" && (t.rec == nil || o.Binary == "") {
+				if o.HTTP == "" && (t.Record == nil || o.Binary == "") {
 					if o.Binary, err = r.binary(); err != nil {
 						return err
 					}
 				}
-				rep := integrations.Doctor(context.Background(), h, r.env, o, t.rec, named || t.rec != nil, func(string) string { return r.fixFor(t) })
+				rep := integrations.Doctor(context.Background(), h, r.env, o, t.Record, named || t.Record != nil, func(string) string { return integrations.RepairCommand(t, r.config) })
 				reports = append(reports, rep)
 				ok = ok && rep.OK
 			}
@@ -936,10 +773,10 @@ run setup again.`),
 		}
 		var jobs []job
 		for _, t := range r.targets(hs[0]) {
-			o, preset := t.o, ""
-			if t.rec != nil {
-				preset = t.rec.Preset
-			} else if cur, _, ok, _, _ := t.h.Registered(r.env, o.Scope, o.Name); ok {
+			o, preset := t.Options, ""
+			if t.Record != nil {
+				preset = t.Record.Preset
+			} else if cur, _, ok, _, _ := t.Host.Registered(r.env, o.Scope, o.Name); ok {
 				o = integrations.OptionsFromEntry(cur, o)
 			}
 			if err := r.token(o, o.HTTP != "" && !f.dryRun); err != nil { // a URL entry needs the token: made when it is gone
@@ -950,7 +787,7 @@ run setup again.`),
 					return err
 				}
 			}
-			jobs = append(jobs, job{t.h, o, preset})
+			jobs = append(jobs, job{t.Host, o, preset})
 		}
 		return r.change("repair", jobs)
 	}
@@ -983,10 +820,10 @@ as it was, and a file host keeps a backup of its file.`),
 		}
 		var jobs []job
 		for _, t := range r.targets(hs[0]) {
-			if err := r.token(t.o, false); err != nil { // masked in the file shown
+			if err := r.token(t.Options, false); err != nil { // masked in the file shown
 				return err
 			}
-			jobs = append(jobs, job{t.h, t.o, ""})
+			jobs = append(jobs, job{t.Host, t.Options, ""})
 		}
 		return r.change("remove", jobs)
 	}
@@ -1017,29 +854,6 @@ func printReport(w io.Writer, r integrations.Report) {
 	if r.Fix != "" {
 		fmt.Fprintf(w, "  fix: %s\n", termsafe.Line(r.Fix))
 	}
-}
-
-type stepJSON struct {
-	Run     []string `json:"run,omitempty"`
-	Write   string   `json:"write,omitempty"`
-	Content string   `json:"content,omitempty"`
-	Print   string   `json:"print,omitempty"`
-}
-
-func planJSON(p *integrations.Plan, sees []string) any {
-	steps := []stepJSON{}
-	for _, s := range p.Steps {
-		var run []string
-		for _, w := range s.Run { // the token is never shown, in JSON either
-			run = append(run, p.Mask(w))
-		}
-		steps = append(steps, stepJSON{Run: run, Write: s.Write, Content: p.Mask(string(s.Data)), Print: p.Mask(s.Print)})
-	}
-	m := map[string]any{"host": p.Host.ID, "action": p.Action, "path": p.Path, "current": p.Current, "manual": p.Manual, "note": p.Note, "steps": steps}
-	if sees != nil {
-		m["agent_sees"] = sees
-	}
-	return m
 }
 
 // writeJSON writes v indented; termsafe.JSON escapes the DEL, C1 and bidi characters that

@@ -74,8 +74,3 @@ func (r *intRun) token(o *integrations.Options, make bool) error {
 	}
 	return nil
 }
-
-// httpSees is what the agent will see through a URL entry: the running server's tools.
-func httpSees(o *integrations.Options) []string {
-	return []string{"the tools of the server at " + o.HTTP + ": the grant postern mcp --http was started with (its --scopes, else the configuration's [mcp] scopes)"}
-}

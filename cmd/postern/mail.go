@@ -8,14 +8,9 @@ import (
 	"io"
 	"net/mail"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime/debug"
-	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
@@ -24,7 +19,9 @@ import (
 	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
+	"github.com/postern-mcp/postern/internal/status"
 	"github.com/postern-mcp/postern/internal/store"
+	syncrun "github.com/postern-mcp/postern/internal/sync"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 	"github.com/spf13/cobra"
@@ -350,7 +347,7 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, e *emailFlags, name stri
 		return err
 	}
 	if withEmail {
-		fillOAuth2(&a, found)
+		found.FillOAuth2(&a)
 		showFound(stdout, cmd, e.email, found, a)
 		if a.PasswordCmd == "" && a.Password == "" && a.Auth == "" {
 			return usagef("--email finds the servers; add --password-cmd CMD (the command that prints your password or app password), --keyring, --oauth2 or --oauth2-token-cmd CMD")
@@ -451,73 +448,13 @@ func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	return nil
 }
 
-// accountRow is an account as account list shows it.
-type accountRow struct {
-	Name        string `json:"name"`
-	Kind        string `json:"kind"`
-	Server      string `json:"server,omitempty"`
-	User        string `json:"user,omitempty"`
-	TLS         string `json:"tls,omitempty"`
-	TLSCA       string `json:"tls_ca,omitempty"`
-	Path        string `json:"path,omitempty"`
-	Address     string `json:"address,omitempty"`
-	DisplayName string `json:"display_name,omitempty"`
-	SMTP        string `json:"smtp,omitempty"`
-	SMTPTLS     string `json:"smtp_tls,omitempty"`
-	Messages    int    `json:"messages"`
-	State       string `json:"state"` // never synced, partly synced, synced or failed
-	LastSync    string `json:"last_sync,omitempty"`
-	Error       string `json:"last_error,omitempty"`
-	// Warnings are what the syncs skipped or changed of single items, until they sync cleanly.
-	Warnings []string `json:"warnings,omitempty"`
-	// Sync is the sync state in words.
-	Sync string `json:"-"`
-	// Where is where its mail is, in a word (postern status); Line, how postern reaches it
-	// (postern account list).
-	Where, Line string `json:"-"`
-}
-
-// accountRows are the configured accounts with their sync state from the store.
-func accountRows(cfg *config.Config, stats map[string]store.AccountStat) []accountRow {
-	rows := []accountRow{}
-	for _, a := range cfg.Accounts {
-		r := accountRow{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, TLSCA: a.TLSCA, Path: a.Path, Address: a.From(), DisplayName: a.DisplayName, Where: kinds.Where(a), Line: kinds.Line(a)}
-		if a.SMTP != "" {
-			r.SMTP, r.SMTPTLS = a.SMTP, a.SMTPSecurity()
-		}
-		x, ok := stats[a.Name]
-		r.State, r.Sync = syncState(x, ok)
-		if ok {
-			r.Messages, r.Error, r.Warnings = x.Messages, x.LastError, x.Warnings
-			if !x.LastSync.IsZero() {
-				r.LastSync = x.LastSync.Format(time.RFC3339)
-			}
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-// readStats reads the accounts' sync state from the store, when there is one.
-func readStats() (map[string]store.AccountStat, error) {
-	if _, err := os.Stat(storePath()); err != nil {
-		return map[string]store.AccountStat{}, nil
-	}
-	st, err := store.Open(storePath())
-	if err != nil {
-		return map[string]store.AccountStat{}, err
-	}
-	defer st.Close()
-	return st.AccountStats(context.Background())
-}
-
 func cmdAccountList(cfgPath string, asJSON bool, stdout io.Writer) error {
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return err
 	}
-	stats, _ := readStats()
-	rows := accountRows(cfg, stats)
+	stats, _ := status.ReadStats(storePath())
+	rows := status.Accounts(cfg, stats)
 	if asJSON {
 		b, _ := json.MarshalIndent(rows, "", "  ")
 		fmt.Fprintln(stdout, string(termsafe.JSON(b)))
@@ -574,20 +511,6 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// syncMemory lets a sync run in more memory than Go's default: the garbage
-// collector runs when the heap has grown to five times what is live (Go's
-// default: twice), which makes a first sync about a tenth faster for a few
-// tens of MiB, and harder again as the process nears 512 MiB. A GOGC or
-// GOMEMLIMIT in the environment is left to decide.
-func syncMemory() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(512 << 20)
-	}
-}
-
 // syncFlags are the flags of postern sync.
 type syncFlags struct {
 	config, only string
@@ -619,59 +542,46 @@ with exit status 130 or 143.`,
 }
 
 func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
-	cfgPath, only, quiet, stats := f.config, f.only, &f.quiet, &f.stats
-	ctx, stop := interruptContext(stderr)
+	ctx, stop := syncrun.OnSignal(stderr, os.Exit)
 	defer stop()
-	cfg, err := config.Load(cfgPath)
+	cfg, err := config.Load(f.config)
 	if err != nil {
 		return err
 	}
 	accts := cfg.Accounts
-	if only != "" {
+	if f.only != "" {
 		accts = nil
 		for _, a := range cfg.Accounts {
-			if a.Name == only {
+			if a.Name == f.only {
 				accts = append(accts, a)
 			}
 		}
 		if len(accts) == 0 {
-			return noSuchAccount(only, cfg)
+			return noSuchAccount(f.only, cfg)
 		}
 	}
-	if len(accts) == 0 {
-		if roots, _ := cfg.NotesFolders(); len(roots) > 0 {
-			// Only notes to index: nothing to fetch.
-			if syncNotes(ctx, cfgPath, stdout, stderr, *quiet) > 0 {
-				return exitError{1}
-			}
-			return nil
-		}
+	if roots, _ := cfg.NotesFolders(); len(accts) == 0 && len(roots) == 0 {
 		return noSuchAccount("", cfg)
 	}
-	syncMemory()
-	st, err := openStore(ctx)
-	if err != nil {
-		var in *interrupted
-		if errors.As(err, &in) {
-			return in.report(stderr, 0)
-		}
-		return err
+	svc := &tools.Service{Version: postVersion(), Config: config.NewWatcher(f.config), StorePath: storePath()}
+	defer svc.Close()
+	r := &syncrun.Runner{StorePath: storePath(), Tools: svc, Notes: f.only == ""}
+	if len(accts) > 0 {
+		syncrun.Memory()
 	}
-	defer closeStore(ctx, st)
-	var opt mailsync.Options
 	// POSTERN_SYNC_BATCH sets how many messages are committed at once (default 500).
 	if v, err := strconv.Atoi(os.Getenv("POSTERN_SYNC_BATCH")); err == nil && v > 0 {
-		opt.BatchSize = v
+		r.Mail.BatchSize = v
 	}
-	tty := isTerminal(stderr) && !*quiet
-	opt.Warn = func(msg string) {
+	tty := isTerminal(stderr) && !f.quiet
+	r.Mail.Warn = func(msg string) {
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K") // the progress bar is drawn again on the next batch
 		}
 		fmt.Fprintln(stderr, "postern: "+termsafe.Line(msg))
 	}
 	if tty {
-		opt.Progress = func(p mailsync.Progress) {
+		r.Mail.Progress = func(p mailsync.Progress) {
 			width := 30
 			filled := 0
 			if p.Total > 0 {
@@ -680,119 +590,96 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "\r\033[K%s/%s [%s%s] %d/%d", termsafe.Line(p.Account), termsafe.Line(p.Folder), strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Done, p.Total)
 		}
 	}
-	// POSTERN_CPUPROFILE=FILE writes a CPU profile of the sync (for benchmarks); a FILE that
-	// exists is kept, and the profile goes to FILE.1, FILE.2, … (a bench runs several syncs).
-	if path := os.Getenv("POSTERN_CPUPROFILE"); path != "" {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		for i := 1; errors.Is(err, os.ErrExist) && i < 100; i++ {
-			f, err = os.OpenFile(fmt.Sprintf("%s.%d", path, i), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		}
-		if err == nil {
-			pprof.StartCPUProfile(f)
-			defer func() { pprof.StopCPUProfile(); f.Close() }()
-		}
-	}
-	start := time.Now()
-	outs, err := mailsync.Run(ctx, st, accts, opt)
-	if tty {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
-	if err != nil {
-		return err
-	}
 	kindOf := map[string]string{}
 	for _, a := range accts {
 		kindOf[a.Name] = a.Kind
 	}
-	failed, stored := 0, 0
-	cut := len(outs) < len(accts) // Run stops before the next account when interrupted
-	for _, o := range outs {
-		stored += o.New
-		if o.Interrupted {
-			cut = true
-			continue
+	failed := 0
+	r.Mailed = func(outs []mailsync.Outcome) {
+		if tty {
+			fmt.Fprint(stderr, "\r\033[K")
 		}
-		if o.Error != "" {
-			failed++
-			fmt.Fprintf(stderr, "postern: %s\n", termsafe.Line(o.Error))
-			continue
+		for _, o := range outs {
+			if o.Interrupted {
+				continue
+			}
+			if o.Error != "" {
+				failed++
+				fmt.Fprintf(stderr, "postern: %s\n", termsafe.Line(o.Error))
+			} else if !f.quiet {
+				k, _ := kinds.Lookup(kindOf[o.Account])
+				fmt.Fprintf(stdout, "%s: %s\n", termsafe.Line(o.Account), k.SyncedLine(source.Result{New: o.New, Deleted: o.Deleted, FlagsChanged: o.FlagsChanged, Folders: o.Folders}))
+			}
 		}
-		if !*quiet {
-			k, _ := kinds.Lookup(kindOf[o.Account])
-			fmt.Fprintf(stdout, "%s: %s\n", termsafe.Line(o.Account), k.SyncedLine(source.Result{New: o.New, Deleted: o.Deleted, FlagsChanged: o.FlagsChanged, Folders: o.Folders}))
+	}
+	// POSTERN_CPUPROFILE=FILE writes a CPU profile of the sync (for benchmarks).
+	defer syncrun.Profile(os.Getenv("POSTERN_CPUPROFILE"))()
+	start := time.Now()
+	res, err := r.Run(ctx, accts)
+	var in *syncrun.Interrupted
+	if err != nil {
+		if tty {
+			fmt.Fprint(stderr, "\r\033[K")
 		}
+		if errors.As(err, &in) {
+			return exitError{in.Report(stderr, 0)} // the store was being opened
+		}
+		return err
 	}
 	// A signal that came after every account was done interrupted nothing.
-	var in *interrupted
-	if errors.As(context.Cause(ctx), &in) && cut {
-		return in.report(stderr, stored)
+	if errors.As(context.Cause(ctx), &in) && res.Cut {
+		return exitError{in.Report(stderr, res.Stored())}
 	}
-	if n, err := applyRules(ctx, cfgPath, outs, stdout, stderr, *quiet); err != nil {
-		fmt.Fprintf(stderr, "postern: the rules did not run: %s\n", termsafe.Line(err.Error()))
-		failed++
-	} else {
-		failed += n
+	if len(accts) > 0 {
+		failed += printRules(res, stdout, stderr, f.quiet)
 	}
-	if only == "" {
-		failed += syncNotes(ctx, cfgPath, stdout, stderr, *quiet)
-	}
+	failed += printNotes(res, stdout, stderr, f.quiet)
 	if failed > 0 {
 		return exitError{1}
 	}
-	if !*quiet {
-		fmt.Fprintf(stdout, "Synced %d account(s) in %s.\n", len(outs), time.Since(start).Round(time.Millisecond))
+	if len(accts) == 0 {
+		return nil // only notes to index: nothing was fetched
 	}
-	if *stats {
-		fmt.Fprintf(stdout, "stats: %.3f s, peak memory %s\n", time.Since(start).Seconds(), peakMemory())
+	if !f.quiet {
+		fmt.Fprintf(stdout, "Synced %d account(s) in %s.\n", len(res.Mail), time.Since(start).Round(time.Millisecond))
+	}
+	if f.stats {
+		fmt.Fprintf(stdout, "stats: %.3f s, peak memory %s\n", time.Since(start).Seconds(), syncrun.PeakMemory())
 	}
 	return nil
 }
 
-// syncNotes indexes the configured notes folders, as every notes tool does first, says what
-// changed, and returns 1 when it failed. Files it skipped are warnings, not failures.
-func syncNotes(ctx context.Context, cfgPath string, stdout, stderr io.Writer, quiet bool) int {
-	svc := &tools.Service{Version: postVersion(), Config: config.NewWatcher(cfgPath), StorePath: storePath()}
-	defer svc.Close()
-	res, problems, err := svc.RefreshNotes(ctx)
-	for _, p := range problems {
+// printNotes says what indexing the notes folders changed, and returns 1 when it failed.
+// Files it skipped are warnings, not failures.
+func printNotes(res *syncrun.Result, stdout, stderr io.Writer, quiet bool) int {
+	for _, p := range res.NoteProblems {
 		fmt.Fprintf(stderr, "postern: %s\n", termsafe.Line(p))
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "postern: the notes were not indexed: %s\n", termsafe.Line(err.Error()))
+	if res.NotesErr != nil {
+		fmt.Fprintf(stderr, "postern: the notes were not indexed: %s\n", termsafe.Line(res.NotesErr.Error()))
 		return 1
 	}
-	if res == nil {
+	if res.Notes == nil {
 		return 0
 	}
-	for _, p := range res.Problems {
+	for _, p := range res.Notes.Problems {
 		fmt.Fprintf(stderr, "postern: notes: %s\n", termsafe.Line(p))
 	}
 	if !quiet {
-		fmt.Fprintf(stdout, "notes: %d notes (%d new, %d changed, %d removed)\n", res.Notes, res.Added, res.Updated, res.Removed)
+		fmt.Fprintf(stdout, "notes: %d notes (%d new, %d changed, %d removed)\n", res.Notes.Notes, res.Notes.Added, res.Notes.Updated, res.Notes.Removed)
 	}
 	return 0
 }
 
-// applyRules runs the enabled rules over the new mail of the accounts that
-// synced, says what they did, and returns how many accounts' rules failed.
-func applyRules(ctx context.Context, cfgPath string, outs []mailsync.Outcome, stdout, stderr io.Writer, quiet bool) (int, error) {
-	var synced []string
-	for _, o := range outs {
-		if o.Error == "" && !o.Interrupted {
-			synced = append(synced, o.Account)
-		}
-	}
-	if len(synced) == 0 {
-		return 0, nil
-	}
-	svc := &tools.Service{Version: postVersion(), Config: config.NewWatcher(cfgPath), StorePath: storePath()}
-	defer svc.Close()
-	runs, err := svc.ApplyRules(ctx, synced)
-	if err != nil {
-		return 0, err
+// printRules says what the rules did to the new mail, and returns how many accounts' rules
+// failed (1 when they did not run at all).
+func printRules(res *syncrun.Result, stdout, stderr io.Writer, quiet bool) int {
+	if res.RulesErr != nil {
+		fmt.Fprintf(stderr, "postern: the rules did not run: %s\n", termsafe.Line(res.RulesErr.Error()))
+		return 1
 	}
 	failed := 0
-	for _, r := range runs {
+	for _, r := range res.Rules {
 		for _, e := range r.Errors {
 			fmt.Fprintf(stderr, "postern: %s: %s\n", termsafe.Line(r.Account), termsafe.Line(e))
 		}
@@ -807,147 +694,5 @@ func applyRules(ctx context.Context, cfgPath string, outs []mailsync.Outcome, st
 			fmt.Fprintln(stdout)
 		}
 	}
-	return failed, nil
-}
-
-// interrupted is the cause of a context ended by a signal.
-type interrupted struct {
-	sig  syscall.Signal
-	once sync.Once // one sentence, from the sync's end or from the grace timer
-}
-
-func (i *interrupted) Error() string { return signalName(i.sig) + " received" }
-
-// report says once, in one sentence, that the sync was interrupted and what
-// it kept (stored < 0: not counted), and returns the exit status that says by
-// which signal: 128 + its number.
-func (i *interrupted) report(stderr io.Writer, stored int) error {
-	i.once.Do(func() {
-		what := ""
-		switch {
-		case stored == 1:
-			what = " (1 new message)"
-		case stored >= 0:
-			what = fmt.Sprintf(" (%d new messages)", stored)
-		}
-		fmt.Fprintf(stderr, "postern: sync interrupted by %s; what it stored is kept%s; run postern sync again to continue where it stopped.\n", signalName(i.sig), what)
-	})
-	return exitError{128 + int(i.sig)}
-}
-
-// openStore opens the store, but returns at once when ctx ends: opening can
-// take long (an index rebuild after a schema change), and a sync must end
-// within 2 s of a signal. The open is then left to the process's exit, which
-// SQLite survives as it survives a kill.
-func openStore(ctx context.Context) (*store.Store, error) {
-	type opened struct {
-		st  *store.Store
-		err error
-	}
-	ch := make(chan opened, 1)
-	go func() {
-		st, err := store.Open(storePath())
-		ch <- opened{st, err}
-	}()
-	select {
-	case o := <-ch:
-		return o.st, o.err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-}
-
-// closeStore closes the store. After a signal it waits at most half a second:
-// closing checkpoints the write-ahead log into the database, which a busy disk
-// can make last; what was committed is safe in the log either way, and the
-// next open finishes the checkpoint.
-func closeStore(ctx context.Context, st *store.Store) {
-	var in *interrupted
-	if !errors.As(context.Cause(ctx), &in) {
-		st.Close()
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		st.Close()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(500 * time.Millisecond):
-	}
-}
-
-// stopGrace is how long a sync may take to stop cleanly after a signal.
-// Then postern exits anyway, as a kill would (SQLite keeps every committed
-// batch, the kernel releases the lock): a commit waiting on a busy disk
-// cannot be cut short, and a sync must end within 2 s of the signal.
-const stopGrace = 1500 * time.Millisecond
-
-// interruptContext is a context that the first SIGINT or SIGTERM ends, with
-// an *interrupted as its cause (signal.NotifyContext's cause does not say
-// which signal came, and the exit status does: 130 or 143). The signals then
-// get their default action back, so a second one ends postern at once; and
-// if stop is not called within stopGrace, postern reports and exits.
-func interruptContext(stderr io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	var mu sync.Mutex
-	var late *time.Timer
-	stopped := false
-	go func() {
-		select {
-		case s := <-sigs:
-			signal.Stop(sigs)
-			in := &interrupted{sig: s.(syscall.Signal)}
-			cancel(in)
-			mu.Lock()
-			if !stopped {
-				late = time.AfterFunc(stopGrace, func() {
-					var ee exitError
-					errors.As(in.report(stderr, -1), &ee)
-					os.Exit(ee.code)
-				})
-			}
-			mu.Unlock()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() {
-		mu.Lock()
-		stopped = true
-		if late != nil {
-			late.Stop()
-		}
-		mu.Unlock()
-		signal.Stop(sigs)
-		cancel(context.Canceled)
-	}
-}
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return s.String()
-}
-
-// peakMemory is this process's peak resident memory, as Linux reports it.
-func peakMemory() string {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return "unknown"
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
-			return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
-		}
-	}
-	return "unknown"
+	return failed
 }

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mcp"
+	syncrun "github.com/postern-mcp/postern/internal/sync"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 	"github.com/spf13/cobra"
@@ -202,8 +202,8 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		}
 	}
 	svc := &tools.Service{Version: postVersion(), Config: watcher, Only: f.accounts, StorePath: storePath(), SaveDir: f.saveDir}
-	// A sync lock the watch loop holds is waited for: its syncs are short (watch.go).
-	svc.Sync = syncAndRules(svc, 30*time.Second)
+	// A sync lock the watch loop holds is waited for: its syncs are short.
+	svc.Sync = (&syncrun.Runner{StorePath: svc.StorePath, Tools: svc, Wait: 30 * time.Second}).Sync
 	reg, err := dispatch.New(svc)
 	if err != nil {
 		return nil, nil, nil, err
@@ -212,41 +212,11 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 	if err := setupApprovals(reg, watcher, stderr); err != nil {
 		return nil, nil, nil, err
 	}
-	var grant func() dispatch.Grant
-	if f.scopes != "" {
-		g, err := dispatch.ParseGrant(f.scopes)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--scopes: %w", err)
-		}
-		grant = func() dispatch.Grant { return g }
-	} else {
-		warned := map[string]bool{}
-		defaults := dispatch.DefaultGrant()
-		var lastCfg *config.Config
-		var last dispatch.Grant
-		var mu sync.Mutex
-		grant = func() dispatch.Grant {
-			cfg, err := watcher.Get()
-			if err != nil || len(cfg.MCP.Scopes) == 0 {
-				return defaults
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if cfg == lastCfg {
-				return last // the same configuration grants the same scopes
-			}
-			g := dispatch.Grant{}
-			for _, s := range cfg.MCP.Scopes {
-				if dispatch.KnownScope(s) {
-					g[s] = true
-				} else if !warned[s] {
-					warned[s] = true
-					fmt.Fprintf(stderr, "postern: the configuration grants unknown scope %q; it is ignored. Known scopes: %s\n", s, strings.Join(dispatch.ScopeNames(), ", "))
-				}
-			}
-			lastCfg, last = cfg, g
-			return g
-		}
+	grant, err := dispatch.Granter(f.scopes, watcher.Get, func(scope string) {
+		fmt.Fprintln(stderr, "postern: "+dispatch.UnknownScopeWarning(scope))
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--scopes: %w", err)
 	}
 	if cfg, err := watcher.Get(); err != nil {
 		fmt.Fprintf(stderr, "postern: %s\n", termsafe.Text(err.Error()))

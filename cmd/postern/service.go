@@ -2,132 +2,23 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
-	"text/template"
-	"time"
 
-	"github.com/postern-mcp/postern/internal/atomicfile"
 	"github.com/postern-mcp/postern/internal/config"
+	"github.com/postern-mcp/postern/internal/service"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
-// postern service install writes a systemd user unit (Linux) or a launchd agent (macOS) that
-// runs postern watch at login, from the templates below, shown in full before it is written;
-// a record beside the configuration (service.json) says what was written and which folders
-// were made for it, so that remove deletes exactly that and leaves the home as it was.
-
-// serviceUnit is the unit's name (postern-watch.service) and the agent's label.
-const (
-	serviceUnit  = "postern-watch.service"
-	serviceLabel = "io.github.postern-mcp.watch"
-)
-
-var systemdTemplate = template.Must(template.New("unit").Funcs(template.FuncMap{"arg": systemdArg}).Parse(`# Written by postern service install; postern service remove deletes it.
-[Unit]
-Description=postern: keep the local mail store synced (postern watch)
-Documentation=https://github.com/postern-mcp/postern
-
-[Service]
-Type=simple
-ExecStart={{arg .Binary}} watch --config {{arg .Config}}
-Restart=on-failure
-RestartSec=30
-
-[Install]
-WantedBy=default.target
-`))
-
-var launchdTemplate = template.Must(template.New("plist").Funcs(template.FuncMap{"xml": xmlText}).Parse(`<?xml version="1.0" encoding="UTF-8"?>
-<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-<!-- Written by postern service install; postern service remove deletes it. -->
-<plist version="1.0">
-<dict>
-	<key>Label</key>
-	<string>{{xml .Label}}</string>
-	<key>ProgramArguments</key>
-	<array>
-		<string>{{xml .Binary}}</string>
-		<string>watch</string>
-		<string>--config</string>
-		<string>{{xml .Config}}</string>
-	</array>
-	<key>RunAtLoad</key>
-	<true/>
-	<key>KeepAlive</key>
-	<dict>
-		<key>SuccessfulExit</key>
-		<false/>
-	</dict>
-	<key>StandardErrorPath</key>
-	<string>{{xml .Log}}</string>
-</dict>
-</plist>
-`))
-
-// systemdArg quotes one word of ExecStart (systemd.service "Command lines"): in double
-// quotes, with \ and " escaped, % doubled (a specifier) and $ doubled (a variable).
-func systemdArg(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "%", "%%", "$", "$$")
-	return `"` + r.Replace(s) + `"`
-}
-
-func xmlText(s string) string {
-	var b bytes.Buffer
-	xml.EscapeText(&b, []byte(s))
-	return b.String()
-}
-
-// serviceFile is the file install writes for goos under home: its path and its text.
-func serviceFile(goos, home, binary, cfgPath string) (string, []byte, error) {
-	data := struct{ Binary, Config, Label, Log string }{binary, cfgPath, serviceLabel, filepath.Join(home, "Library", "Logs", "postern-watch.log")}
-	var b bytes.Buffer
-	var path string
-	switch goos {
-	case "linux":
-		path = filepath.Join(home, ".config", "systemd", "user", serviceUnit)
-		if err := systemdTemplate.Execute(&b, data); err != nil {
-			return "", nil, err
-		}
-	case "darwin":
-		path = filepath.Join(home, "Library", "LaunchAgents", serviceLabel+".plist")
-		if err := launchdTemplate.Execute(&b, data); err != nil {
-			return "", nil, err
-		}
-	default:
-		return "", nil, fmt.Errorf("postern service knows systemd (Linux) and launchd (macOS), not %s; run postern watch from your system's own start-up mechanism", goos)
-	}
-	if strings.ContainsAny(binary+cfgPath, "\n\r") {
-		return "", nil, errors.New("the path of postern or of the configuration holds a line break, which a service file cannot; move it")
-	}
-	return path, b.Bytes(), nil
-}
-
-// serviceRecord is what install wrote, kept for remove.
-type serviceRecord struct {
-	File   string    `json:"file"`
-	SHA256 string    `json:"sha256"`
-	Made   []string  `json:"made,omitempty"` // folders made for it and for this record
-	At     time.Time `json:"at"`
-}
-
-func serviceRecordPath(cfgPath string) string {
-	return filepath.Join(filepath.Dir(cfgPath), "service.json")
-}
+// postern service install and remove: the unit or agent is rendered, recorded and removed
+// by internal/service; this file asks and prints.
 
 type serviceFlags struct {
 	config       string
@@ -139,8 +30,8 @@ func newServiceCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	install := &cobra.Command{
 		Use:   "install",
 		Short: "run postern watch at login (a systemd user unit or a launchd agent; shown, then asked)",
-		Long: `Write a systemd user unit (Linux: ~/.config/systemd/user/` + serviceUnit + `) or
-a launchd agent (macOS: ~/Library/LaunchAgents/` + serviceLabel + `.plist) that runs
+		Long: `Write a systemd user unit (Linux: ~/.config/systemd/user/` + service.Unit + `) or
+a launchd agent (macOS: ~/Library/LaunchAgents/` + service.Label + `.plist) that runs
 postern watch --config PATH at login, so that the store stays synced without a
 postern mcp running. The file is shown in full first and written only after a yes
 (--yes: without asking; without a terminal, --yes is needed). On Linux postern
@@ -195,17 +86,11 @@ func cmdServiceInstall(f *serviceFlags, goos string, stdin io.Reader, stdout, st
 	if err != nil {
 		return fmt.Errorf("cannot tell the home folder (%v); set HOME", err)
 	}
-	path, text, err := serviceFile(goos, home, bin, cfgPath)
+	in, err := service.Plan(goos, home, bin, cfgPath)
 	if err != nil {
 		return err
 	}
-	recPath := serviceRecordPath(cfgPath)
-	if old, err := os.ReadFile(path); err == nil && !bytes.Equal(old, text) {
-		if _, err := os.Stat(recPath); err != nil {
-			return fmt.Errorf("%s exists and was not written by postern service install; move it away first", path)
-		}
-	}
-	fmt.Fprintf(stdout, "postern service install writes %s:\n\n%s\n", termsafe.Line(path), termsafe.Text(string(text)))
+	fmt.Fprintf(stdout, "postern service install writes %s:\n\n%s\n", termsafe.Line(in.Path), termsafe.Text(string(in.Text)))
 	if !f.yes {
 		if !stdinIsTerminal() {
 			return errors.New("nothing was written: there is no terminal to ask; run again with --yes to write it")
@@ -217,29 +102,11 @@ func cmdServiceInstall(f *serviceFlags, goos string, stdin io.Reader, stdout, st
 			return exitError{1}
 		}
 	}
-	made, err := mkdirsRecorded(filepath.Dir(path))
-	if err != nil {
+	if err := in.Write(); err != nil {
 		return err
 	}
-	recDirs, err := mkdirsRecorded(filepath.Dir(recPath))
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(text)
-	rec := serviceRecord{File: path, SHA256: hex.EncodeToString(sum[:]), Made: append(made, recDirs...), At: time.Now().UTC()}
-	if prev, err := loadServiceRecord(recPath); err == nil && prev.File == path {
-		rec.Made = prev.Made // the folders the first install made are still the ones to remove
-	}
-	rb, _ := json.MarshalIndent(rec, "", "  ")
-	if err := atomicfile.Write(recPath, ".service-*.json", append(rb, '\n')); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(path, ".postern-watch-*", text); err != nil {
-		return err
-	}
-	os.Chmod(path, 0o644) // read by the service manager
-	fmt.Fprintf(stdout, "Wrote %s.\n", termsafe.Line(path))
-	start := serviceStart(goos, path)
+	fmt.Fprintf(stdout, "Wrote %s.\n", termsafe.Line(in.Path))
+	start := service.Start(goos, in.Path)
 	if f.noStart {
 		fmt.Fprintf(stdout, "Not started (--no-start); to start it: %s\n", strings.Join(start, " && "))
 		return nil
@@ -247,37 +114,14 @@ func cmdServiceInstall(f *serviceFlags, goos string, stdin io.Reader, stdout, st
 	return runService(start, stdout, stderr)
 }
 
-// serviceStart and serviceStop are the commands that start and stop the service at path.
-func serviceStart(goos, path string) []string {
-	if goos == "darwin" {
-		return []string{"launchctl load -w " + shellQuote(path)}
-	}
-	return []string{"systemctl --user daemon-reload", "systemctl --user enable --now " + serviceUnit}
-}
-
-func serviceStop(goos, path string) []string {
-	if goos == "darwin" {
-		return []string{"launchctl unload -w " + shellQuote(path)}
-	}
-	return []string{"systemctl --user disable --now " + serviceUnit, "systemctl --user daemon-reload"}
-}
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // runService runs the commands (split on spaces, the path last and quoted) when their program
 // is on PATH; else it prints them for the person.
 func runService(cmds []string, stdout, stderr io.Writer) error {
 	for _, c := range cmds {
-		words := strings.Fields(c)
+		words := service.Words(c)
 		if _, err := exec.LookPath(words[0]); err != nil {
 			fmt.Fprintf(stdout, "%s is not on PATH; run yourself: %s\n", words[0], strings.Join(cmds, " && "))
 			return nil
-		}
-		for i, w := range words {
-			if strings.HasPrefix(w, "'") {
-				words = append(words[:i], strings.Trim(strings.Join(words[i:], " "), "'"))
-				break
-			}
 		}
 		out, err := exec.Command(words[0], words[1:]...).CombinedOutput()
 		if err != nil {
@@ -289,75 +133,25 @@ func runService(cmds []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// mkdirsRecorded makes dir and its missing parents (0700), and returns those it made,
-// deepest first.
-func mkdirsRecorded(dir string) ([]string, error) {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
-			break
-		}
-		missing = append(missing, d)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("cannot create %s: %w", dir, err)
-	}
-	return missing, nil
-}
-
-func loadServiceRecord(path string) (*serviceRecord, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r serviceRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s cannot be read (%v); delete the service file yourself", path, err)
-	}
-	return &r, nil
-}
-
 func cmdServiceRemove(f *serviceFlags, stdout, stderr io.Writer) error {
 	cfgPath, err := filepath.Abs(f.config)
 	if err != nil {
 		return err
 	}
-	recPath := serviceRecordPath(cfgPath)
-	rec, err := loadServiceRecord(recPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no service was installed for %s (there is no %s); nothing was removed", cfgPath, recPath)
-	}
+	in, err := service.Find(cfgPath)
 	if err != nil {
 		return err
 	}
-	goos := "linux"
-	if strings.HasSuffix(rec.File, ".plist") {
-		goos = "darwin"
-	}
-	if b, err := os.ReadFile(rec.File); err == nil {
-		sum := sha256.Sum256(b)
-		if hex.EncodeToString(sum[:]) != rec.SHA256 {
-			return fmt.Errorf("%s was changed since postern service install wrote it, so it is left alone; delete it yourself, then %s", rec.File, recPath)
-		}
+	if in.Present {
 		if !f.noStart {
-			if err := runService(serviceStop(goos, rec.File), stdout, stderr); err != nil {
+			if err := runService(service.Stop(in.GOOS, in.File), stdout, stderr); err != nil {
 				return err
 			}
 		}
-		if err := os.Remove(rec.File); err != nil {
-			return fmt.Errorf("cannot delete %s: %w", rec.File, err)
+		if err := in.RemoveFile(); err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "Deleted %s.\n", termsafe.Line(rec.File))
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
+		fmt.Fprintf(stdout, "Deleted %s.\n", termsafe.Line(in.File))
 	}
-	if err := os.Remove(recPath); err != nil {
-		return fmt.Errorf("cannot delete %s: %w", recPath, err)
-	}
-	// Deepest first: a folder made inside another made is emptied before it.
-	sort.Slice(rec.Made, func(i, j int) bool { return len(rec.Made[i]) > len(rec.Made[j]) })
-	for _, d := range rec.Made {
-		os.Remove(d) // only when empty: a folder that holds anything else stays
-	}
-	return nil
+	return in.RemoveRecord()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/xml"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -9,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/postern-mcp/postern/internal/service"
 )
 
 // tree lists every path under dir with its mode and contents: two listings are equal when
@@ -48,7 +49,7 @@ func TestServiceInstallRemove(t *testing.T) {
 	os.MkdirAll(filepath.Dir(cfg), 0o700)
 	os.WriteFile(cfg, []byte("[[accounts]]\nname = \"archive\"\nkind = \"maildir\"\npath = \""+t.TempDir()+"\"\n"), 0o600)
 	before := tree(t, h)
-	unit := filepath.Join(h, ".config", "systemd", "user", serviceUnit)
+	unit := filepath.Join(h, ".config", "systemd", "user", service.Unit)
 
 	out, errOut, code := runCLI(t, env, "service", "install", "--no-start", "--config", cfg)
 	if code != 1 || !strings.Contains(errOut, "--yes") || !strings.Contains(out, "ExecStart=") {
@@ -76,7 +77,7 @@ func TestServiceInstallRemove(t *testing.T) {
 	} else {
 		cmd := exec.Command(sa, "verify", "--user", unit)
 		cmd.Env = append(env, "XDG_RUNTIME_DIR="+t.TempDir())
-		if vout, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(vout), serviceUnit) {
+		if vout, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(vout), service.Unit) {
 			t.Fatalf("systemd-analyze verify --user: %v\n%s", err, vout)
 		}
 	}
@@ -88,47 +89,5 @@ func TestServiceInstallRemove(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, env, "service", "remove", "--no-start", "--config", cfg); code != 1 || !strings.Contains(errOut, "nothing was removed") {
 		t.Fatalf("a second remove: %d %s", code, errOut)
-	}
-}
-
-// TestServiceLaunchdPlist: the agent written on macOS is a well-formed property list that
-// runs postern watch with the configuration, each path escaped.
-func TestServiceLaunchdPlist(t *testing.T) {
-	path, text, err := serviceFile("darwin", "/Users/sam", "/opt/post&ern/postern", "/Users/sam/<cfg>.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if path != "/Users/sam/Library/LaunchAgents/"+serviceLabel+".plist" {
-		t.Fatalf("plist path %s", path)
-	}
-	var plist struct {
-		XMLName xml.Name `xml:"plist"`
-		Dict    struct {
-			Keys    []string `xml:"key"`
-			Strings []string `xml:"string"`
-			Array   struct {
-				Strings []string `xml:"string"`
-			} `xml:"array"`
-		} `xml:"dict"`
-	}
-	if err := xml.Unmarshal(text, &plist); err != nil {
-		t.Fatalf("the plist is not well-formed XML: %v\n%s", err, text)
-	}
-	want := []string{"/opt/post&ern/postern", "watch", "--config", "/Users/sam/<cfg>.toml"}
-	if strings.Join(plist.Dict.Array.Strings, "|") != strings.Join(want, "|") {
-		t.Fatalf("ProgramArguments %q, want %q", plist.Dict.Array.Strings, want)
-	}
-	if strings.Join(plist.Dict.Keys, ",") != "Label,ProgramArguments,RunAtLoad,KeepAlive,StandardErrorPath" || plist.Dict.Strings[0] != serviceLabel {
-		t.Fatalf("plist keys %v strings %v", plist.Dict.Keys, plist.Dict.Strings)
-	}
-	if !strings.Contains(string(text), "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\"") {
-		t.Fatal("no plist doctype")
-	}
-	if _, _, err := serviceFile("plan9", "/h", "/b", "/c"); err == nil {
-		t.Fatal("a system without systemd or launchd is accepted")
-	}
-	_, unit, _ := serviceFile("linux", "/home/sam", "/opt/100%/postern", `/home/sam/a "b"/$c.toml`)
-	if !strings.Contains(string(unit), `ExecStart="/opt/100%%/postern" watch --config "/home/sam/a \"b\"/$$c.toml"`) {
-		t.Fatalf("ExecStart not escaped:\n%s", unit)
 	}
 }

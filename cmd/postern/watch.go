@@ -7,67 +7,17 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/mailsync"
 	"github.com/postern-mcp/postern/internal/source/kinds"
-	"github.com/postern-mcp/postern/internal/store"
+	syncrun "github.com/postern-mcp/postern/internal/sync"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 	"github.com/postern-mcp/postern/internal/watch"
 	"github.com/spf13/cobra"
 )
-
-// syncAndRules is the one sync of mail_sync and of the watch loop: mailsync.Run, then the
-// rules over the new mail of the accounts that synced (as postern sync does), a rules failure
-// put into its account's outcome. With wait > 0, a sync lock another sync holds (the watch
-// loop's, a postern sync) is waited for that long before its error is returned.
-func syncAndRules(svc *tools.Service, wait time.Duration) func(ctx context.Context, accts []config.Account) ([]mailsync.Outcome, error) {
-	return func(ctx context.Context, accts []config.Account) ([]mailsync.Outcome, error) {
-		st, err := store.Open(svc.StorePath)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		giveUp := time.Now().Add(wait)
-		outs, err := mailsync.Run(ctx, st, accts, mailsync.Options{})
-		for store.IsBusy(err) && time.Now().Before(giveUp) && ctx.Err() == nil {
-			sleepCtx(ctx, 200*time.Millisecond)
-			outs, err = mailsync.Run(ctx, st, accts, mailsync.Options{})
-		}
-		if err != nil {
-			return outs, err
-		}
-		var synced []string
-		for _, o := range outs {
-			if o.Error == "" && !o.Interrupted {
-				synced = append(synced, o.Account)
-			}
-		}
-		if runs, err := svc.ApplyRules(ctx, synced); err == nil {
-			for _, r := range runs {
-				for i := range outs {
-					if outs[i].Account == r.Account && len(r.Errors) > 0 && outs[i].Error == "" {
-						outs[i].Error = "the rules did not all run: " + strings.Join(r.Errors, "; ")
-					}
-				}
-			}
-		}
-		return outs, nil
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
 
 // watchOptions are the loop's options for the configuration w: every account, whatever a
 // server's --account shows (the store is shared by every server on it).
@@ -76,7 +26,7 @@ func watchOptions(w *config.Watcher, stderr io.Writer) (watch.Options, *tools.Se
 	return watch.Options{
 		StorePath: svc.StorePath,
 		Config:    w.Get,
-		Sync:      syncAndRules(svc, 0),
+		Sync:      (&syncrun.Runner{StorePath: svc.StorePath, Tools: svc}).Sync,
 		Open:      kinds.Open,
 		Log:       func(line string) { fmt.Fprintln(stderr, "postern: "+termsafe.Line(line)) },
 	}, svc
@@ -144,7 +94,7 @@ func cmdWatch(cfgPath string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	syncMemory()
+	syncrun.Memory()
 	opt, svc := watchOptions(w, stderr)
 	defer svc.Close()
 	done := make(chan struct{})
@@ -152,7 +102,7 @@ func cmdWatch(cfgPath string, stderr io.Writer) error {
 		<-ctx.Done()
 		select {
 		case <-done:
-		case <-time.After(stopGrace): // a commit on a busy disk: exit anyway, as a kill would
+		case <-time.After(syncrun.StopGrace): // a commit on a busy disk: exit anyway, as a kill would
 			fmt.Fprintln(stderr, "postern: watch stopped; what it stored is kept")
 			os.Exit(0)
 		}

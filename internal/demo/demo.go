@@ -1,10 +1,13 @@
-package main
+// Package demo is postern demo: a made-up mailbox in a temporary store, and a scripted
+// session through the registry exactly as postern mcp serves it (scope check, schema
+// validation, masks, frames, rendering, tokens), so that what it prints is what an agent
+// would be given. It needs no account and no network, and leaves nothing behind.
+package demo
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,9 +33,9 @@ import (
 // a generated corpus plus a few hand-written messages (demoMessages) that show
 // what the safety rules do.
 
-// demoNow is the clock of what the demo issues (the draft's approval token and
-// its expiry). The golden test fixes it.
-var demoNow = time.Now
+// Now is the clock of what the demo issues (the draft's approval token and its expiry).
+// The golden test fixes it.
+var Now = time.Now
 
 // demoGrant is what the demo's agent was granted: it may read and draft, but not send.
 const demoGrant = generated.ScopeRead + "," + generated.ScopeReadBodies + "," + generated.ScopeDraftsWrite
@@ -40,44 +43,17 @@ const demoGrant = generated.ScopeRead + "," + generated.ScopeReadBodies + "," + 
 // demoMaxLines cuts a long answer in the demo's output (never in what an agent gets).
 const demoMaxLines = 16
 
-const demoHelp = `Usage: postern demo [--messages N]
-
-A generated mailbox in a temporary store, and what an agent sees of it: a masked
-sign-in code, a stranger's message framed as data, a thread, a draft prepared but
-not saved, and a send refused for want of its scope. It needs no account and no
-network, and deletes everything it made when it ends.
-
-Flags:
-`
-
-// cmdDemo builds a sample mailbox in a temporary folder, imports it into a
-// temporary store and prints a scripted session as an agent sees it. It needs
-// no account and no network, and leaves nothing behind.
-func cmdDemo(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // help goes to stdout when asked for, a wrong flag is one line
-	fs.Usage = func() {}
-	n := fs.Int("messages", 400, "generated messages in the sample mailbox, besides the demo's own")
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, demoHelp)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		return err
-	} else if err != nil {
-		return fmt.Errorf("%v; run postern demo --help for the flags", err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("demo takes no arguments, only flags (got %q); run postern demo --help", fs.Arg(0))
-	}
-	if *n < 0 || *n > 100000 {
-		return fmt.Errorf("--messages %d is out of range; give a number from 0 to 100000", *n)
-	}
+// Run builds a sample mailbox of n generated messages (besides the demo's own) in a
+// temporary folder, imports it into a temporary store and prints a scripted session as an
+// agent sees it, as postern version says version. It needs no account and no network, and
+// leaves nothing behind.
+func Run(version string, n int, stdout io.Writer) error {
 	dir, err := os.MkdirTemp("", "postern-demo-")
 	if err != nil {
 		return fmt.Errorf("cannot make the demo's temporary folder (%w); check that TMPDIR is writable", err)
 	}
 	defer os.RemoveAll(dir)
-	reg, closeFn, count, err := demoSetup(dir, *n)
+	reg, closeFn, count, err := demoSetup(dir, n, version)
 	if err != nil {
 		return err
 	}
@@ -87,7 +63,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) error {
 
 // demoSetup writes the sample Maildir under dir, imports it into a store and
 // returns a registry over it, with approvals, as postern mcp builds one.
-func demoSetup(dir string, n int) (*dispatch.Registry, func(), int, error) {
+func demoSetup(dir string, n int, version string) (*dispatch.Registry, func(), int, error) {
 	mbox := filepath.Join(dir, "Maildir")
 	count, err := corpus.WriteMaildir(mbox, corpus.Options{Seed: 7, Messages: n})
 	if err != nil {
@@ -124,13 +100,13 @@ func demoSetup(dir string, n int) (*dispatch.Registry, func(), int, error) {
 	if err := config.AddAccount(cfgPath, acct); err != nil {
 		return nil, nil, 0, err
 	}
-	svc := &tools.Service{Version: postVersion(), Config: config.NewWatcher(cfgPath), StorePath: storePath}
+	svc := &tools.Service{Version: version, Config: config.NewWatcher(cfgPath), StorePath: storePath}
 	reg, err := dispatch.New(svc)
 	if err != nil {
 		svc.Close()
 		return nil, nil, 0, err
 	}
-	tokens, err := approval.New(0, func() time.Time { return demoNow() })
+	tokens, err := approval.New(0, func() time.Time { return Now() })
 	if err != nil {
 		svc.Close()
 		return nil, nil, 0, err
