@@ -9,10 +9,10 @@ import (
 	"sync"
 
 	"github.com/postern-mcp/postern/internal/authres"
-	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/view"
 )
 
 // Per-project access (issue 17, docs/projects.md): every tool asks access what the person's
@@ -41,25 +41,16 @@ type access struct {
 // openHint is what a refusal adds while projects keep anything: what the person can do.
 const openHint = "; if it belongs to a project the person has not opened to agents, the person can open it (postern project open ID)"
 
-// projectsWatcher returns the watcher of the projects file beside the configuration.
-func (s *Service) projectsWatcher() *projects.Watcher {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.projects == nil {
-		s.projects = projects.NewWatcher(projects.Path(s.Config.Path()))
-	}
-	return s.projects
-}
-
-// access reads the projects file as it is now. An unreadable file is an error: nothing
-// is shown until the person fixes it.
+// access reads the projects file as it is now, through the call's view. An unreadable
+// file is an error: nothing is shown until the person fixes it. The person at the terminal
+// (postern call, postern undo, rules at sync) gets the empty set: projects are about
+// agents, and the person sees everything.
 func (s *Service) access(ctx context.Context) (*access, error) {
-	if dispatch.InfoFrom(ctx).Era == dispatch.EraCLI {
-		// The person at the terminal (postern call, postern undo, rules at sync): projects
-		// are about agents, and the person sees everything.
-		return &access{s: s, set: &projects.Set{}}, nil
+	v, err := view.From(ctx)
+	if err != nil {
+		return nil, err
 	}
-	set, err := s.projectsWatcher().Get()
+	set, err := v.Projects()
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +100,7 @@ func (s *Service) mailFor(ctx context.Context, a *access, st *store.Store) (*mai
 	if err != nil {
 		return nil, err
 	}
-	names, err := s.visibleNames()
+	names, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +123,7 @@ func (s *Service) mailFor(ctx context.Context, a *access, st *store.Store) (*mai
 }
 
 func (a *access) computeMail(ctx context.Context, st *store.Store) (*store.Hide, map[int64]bool, map[int64][]int, error) {
-	accts, err := a.s.visible()
+	accts, err := a.s.visible(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}

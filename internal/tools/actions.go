@@ -71,11 +71,11 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 	if len(ids) == 0 && query == nil {
 		return nil, nil, errors.New("say which messages: ids (from " + generated.ToolMailList + " or " + generated.ToolMailSearch + ") or a query")
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 	}
 	var nums []int64
 	if query != nil {
-		searchable, err := s.searchAccounts()
+		searchable, err := s.searchAccounts(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -160,13 +160,13 @@ func uniqueIDs(ns []int64) []int64 {
 
 // actingAccount is the configured account of a message, which must be one whose
 // server postern can change.
-func (s *Service) actingAccount(name string) (config.Account, error) {
+func (s *Service) actingAccount(ctx context.Context, name string) (config.Account, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return config.Account{}, err
 	}
 	for _, a := range cfg.Accounts {
-		if a.Name == name && s.allowed(a.Name) {
+		if a.Name == name && s.allowed(ctx, a.Name) {
 			if !writable(a) {
 				return a, fmt.Errorf("account %s is a read-only %s import; postern changes mail only on an IMAP account", a.Name, a.Kind)
 			}
@@ -184,7 +184,7 @@ func (s *Service) roleDest(role, noun, setting string) func(context.Context, *st
 			return f, err
 		}
 		if setting != "" {
-			acct, err := s.actingAccount(t.Account)
+			acct, err := s.actingAccount(ctx, t.Account)
 			if err != nil {
 				return nil, err
 			}
@@ -292,7 +292,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 	for _, t := range targets { // a dry run says so too: an account postern cannot change
 		if !checked[t.Account] {
 			checked[t.Account] = true
-			if _, err := s.actingAccount(t.Account); err != nil {
+			if _, err := s.actingAccount(ctx, t.Account); err != nil {
 				return nil, err
 			}
 		}
@@ -456,7 +456,7 @@ func (s *Service) session(ctx context.Context, sessions map[string]source.Sessio
 	if c := sessions[account]; c != nil {
 		return c, nil
 	}
-	acct, err := s.actingAccount(account)
+	acct, err := s.actingAccount(ctx, account)
 	if err != nil {
 		return nil, err
 	}

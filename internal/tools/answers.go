@@ -377,7 +377,7 @@ func actionInfo(act *store.Action) generated.ActionInfo {
 
 // actionLog is a page of the log, newest first, at most limit actions and about SmallAnswer bytes.
 func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +388,7 @@ func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (
 	if isRowCursor(before) {
 		return nil, errors.New("this cursor pages one action's rows; pass it with that action's action_id")
 	}
-	visible, err := s.visibleNames()
+	visible, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func noAttachment(n, count int) string {
 // content reads attachment n of the message back from its account (the store keeps no
 // attachment content) and checks that the message there is the one the store lists.
 func (s *Service) content(ctx context.Context, f *found, n int, limit int64) (*mailparse.Part, error) {
-	accts, err := s.visible()
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return nil, err
 	}

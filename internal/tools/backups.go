@@ -15,11 +15,11 @@ import (
 // backupList is mail_actions with backups: a page of the kept backups of deleted
 // mail, newest first.
 func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
-	accts, err := s.scopeAccounts(a.Account)
+	accts, err := s.scopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -89,11 +89,11 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 			return nil, nil, acc.notFound(notFound.Error())
 		}
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -139,7 +139,7 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 	if _, err := os.Stat(b.File); err != nil {
 		return nil, fmt.Errorf("the file of backup %s (%s) cannot be read (%v), so nothing was restored", a.ID, b.File, err)
 	}
-	acct, err := s.actingAccount(b.Account)
+	acct, err := s.actingAccount(ctx, b.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -166,11 +166,11 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 // MailBackupsPurge implements mail_backups_purge and its commit: the backups
 // older than each account's retention, removed for good once the person approves.
 func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackupsPurgeArgs) (*generated.Action, error) {
-	accts, err := s.scopeAccounts(a.Account)
+	accts, err := s.scopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func (s *Service) personZone() *time.Location {
 // calendarView collects the zone, the person's addresses (of every
 // configured account: which attendee is the person says nothing of an
 // account) and whether rows name their account.
-func (s *Service) calendarView() calView {
+func (s *Service) calendarView(ctx context.Context) calView {
 	v := calView{person: s.personZone(), own: map[string]bool{}, now: time.Now()}
 	if cfg, err := s.Config.Get(); err == nil {
 		for _, a := range cfg.Accounts {
@@ -81,7 +81,7 @@ func (s *Service) calendarView() calView {
 			}
 		}
 	}
-	if names, err := s.visibleNames(); err == nil {
+	if names, err := s.visibleNames(ctx); err == nil {
 		v.multi = len(names) > 1
 	}
 	return v
@@ -90,14 +90,14 @@ func (s *Service) calendarView() calView {
 // collections returns the visible accounts' collections whose kind is one of
 // kinds; none (not an error) when no account is visible.
 func (s *Service) collections(ctx context.Context, kinds ...string) (*store.Store, []*store.Collection, error) {
-	names, err := s.visibleNames()
+	names, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(names) == 0 {
 		return nil, nil, nil
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -441,7 +441,7 @@ func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generat
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	from, to, err := timeRange(a.From, a.To, v.person, v.now)
 	if err != nil {
 		return nil, err
@@ -506,7 +506,7 @@ func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.C
 	if acc.keepsObject(projects.Event, o, c) {
 		return nil, errNoEvent
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	cal, err := calendar.Parse(o.Data, v.person)
 	if err != nil {
 		return nil, err
@@ -546,14 +546,14 @@ func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.C
 
 // object returns a visible object of kind, with its collection.
 func (s *Service) object(ctx context.Context, id int64, kind string) (*store.Object, *store.Collection, error) {
-	names, err := s.visibleNames()
+	names, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(names) == 0 {
 		return nil, nil, store.ErrNoObject
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -611,7 +611,7 @@ func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFre
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	from, to, err := timeRange(a.From, a.To, v.person, v.now)
 	if err != nil {
 		return nil, err
@@ -666,7 +666,7 @@ func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	now := v.now.In(v.person)
 	res := &generated.Now{
 		Now: now.Format(rowTime), Weekday: now.Weekday().String(), Zone: calendar.ZoneName(v.person, v.now),

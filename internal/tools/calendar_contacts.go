@@ -75,7 +75,7 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	res := &generated.ContactList{Contacts: []generated.ContactRow{}}
 	st, cs, err := s.collections(ctx, store.KindAddressBook)
 	if err != nil || len(cs) == 0 {
@@ -145,7 +145,7 @@ func (s *Service) contactGet(ctx context.Context, acc *access, a *generated.Cont
 	if !ok {
 		return nil, errors.New("this contact's vCard cannot be read; the address book holds a broken copy")
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	res := &generated.ContactDetail{Contact: v.contactRow(o, c, card), Title: contact.Read(card, o.Summary).Title,
 		Birthday: card.Value(vcard.FieldBirthday), Urls: contact.Values(card, vcard.FieldURL)}
 	for _, ad := range card.Addresses() {

@@ -69,7 +69,7 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	res := &generated.TaskList{Tasks: []generated.TaskRow{}}
 	st, all, err := s.collections(ctx, store.KindTasks, store.KindCalendar)
 	if err != nil {
@@ -185,7 +185,7 @@ func (s *Service) taskGet(ctx context.Context, acc *access, a *generated.TaskGet
 	if acc.keepsObject(projects.Task, o, c) {
 		return nil, errNoTask
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	t, ok := task(o, v.person)
 	if !ok {
 		return nil, errNoTask

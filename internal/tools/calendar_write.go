@@ -41,8 +41,8 @@ import (
 )
 
 // writeAccount is the account of collection c, if postern may write to c.
-func (s *Service) writeAccount(c *store.Collection, what string) (config.Account, error) {
-	accts, err := s.visible()
+func (s *Service) writeAccount(ctx context.Context, c *store.Collection, what string) (config.Account, error) {
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return config.Account{}, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 		if err := acc.refuseWrite(noun, projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL}); err != nil {
 			if name != nil && *name != "" {
 				refusals = append(refusals, err)
-			} else if _, werr := s.writeAccount(c, what); werr == nil {
+			} else if _, werr := s.writeAccount(ctx, c, what); werr == nil {
 				refusals = append(refusals, err) // a writable one this agent may not write to
 			}
 			continue
@@ -102,7 +102,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 	writable := func(k string) []*store.Collection {
 		var out []*store.Collection
 		for _, c := range cs {
-			if _, err := s.writeAccount(c, what); err == nil && (k == "" || c.Kind == k) {
+			if _, err := s.writeAccount(ctx, c, what); err == nil && (k == "" || c.Kind == k) {
 				out = append(out, c)
 			}
 		}
@@ -112,7 +112,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 	if name != nil && *name != "" {
 		ws = writable("")
 		if len(ws) == 0 {
-			_, err := s.writeAccount(cs[0], what)
+			_, err := s.writeAccount(ctx, cs[0], what)
 			return nil, nil, config.Account{}, err
 		}
 	} else {
@@ -129,7 +129,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 	case 0:
 		return nil, nil, config.Account{}, fmt.Errorf("there is no %s postern may write to here; a CalDAV account's %ss are (postern account add NAME --caldav URL …), and %s lists them", what, what, generated.ToolCalendarList)
 	case 1:
-		acct, err := s.writeAccount(ws[0], what)
+		acct, err := s.writeAccount(ctx, ws[0], what)
 		return st, ws[0], acct, err
 	}
 	var names []string
@@ -278,11 +278,11 @@ func (s *Service) eventTarget(ctx context.Context, acc *access, id string) (*dav
 	if acc.keepsObject(projects.Event, o, c) {
 		return nil, "", errNoEvent
 	}
-	acct, err := s.writeAccount(c, "calendar")
+	acct, err := s.writeAccount(ctx, c, "calendar")
 	if err != nil {
 		return nil, "", err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -340,7 +340,7 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	zone, err := zoneArg(a.TimeZone, v.person)
 	if err != nil {
 		return nil, err
@@ -428,16 +428,16 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 	if err != nil {
 		return nil, err
 	}
-	return s.eventWritten(res, o, c, "", warn, id), nil
+	return s.eventWritten(ctx, res, o, c, "", warn, id), nil
 }
 
 // eventWritten completes a write's answer: its action id, and the event as now stored.
-func (s *Service) eventWritten(res *generated.EventWritten, o *store.Object, c *store.Collection, key, warn, actionID string) *generated.EventWritten {
+func (s *Service) eventWritten(ctx context.Context, res *generated.EventWritten, o *store.Object, c *store.Collection, key, warn, actionID string) *generated.EventWritten {
 	res.ActionID, res.Warning = actionID, warn
 	if o == nil {
 		return res
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	if cal, err := calendar.Parse(o.Data, v.person); err == nil {
 		if e, ok := cal.Instance(key); ok {
 			r := v.row(o, c, e)
@@ -546,7 +546,7 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	zone, err := zoneArg(a.TimeZone, nil)
 	if err != nil {
 		return nil, err
@@ -580,7 +580,7 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.
 	if err != nil {
 		return nil, err
 	}
-	return s.eventWritten(res, o, w.c, key, warn, id), nil
+	return s.eventWritten(ctx, res, o, w.c, key, warn, id), nil
 }
 
 // mustInstance is the component of the instance key of text (an empty one when it cannot be read).
@@ -818,7 +818,7 @@ func (s *Service) calendarCancel(ctx context.Context, acc *access, id string, dr
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}

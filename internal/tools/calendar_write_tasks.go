@@ -36,11 +36,11 @@ func (s *Service) taskTarget(ctx context.Context, acc *access, id string) (*davO
 	if acc.keepsObject(projects.Task, o, c) {
 		return nil, errNoTask
 	}
-	acct, err := s.writeAccount(c, "task list")
+	acct, err := s.writeAccount(ctx, c, "task list")
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -203,12 +203,12 @@ func (v calView) taskLines(c *store.Collection, text string, changed []string) (
 }
 
 // taskWritten completes a write's answer: its action id, and the task as now stored.
-func (s *Service) taskWritten(res *generated.TaskWritten, o *store.Object, c *store.Collection, warn, actionID string) *generated.TaskWritten {
+func (s *Service) taskWritten(ctx context.Context, res *generated.TaskWritten, o *store.Object, c *store.Collection, warn, actionID string) *generated.TaskWritten {
 	res.ActionID, res.Warning = actionID, warn
 	if o == nil {
 		return res
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	if t, ok := task(o, v.person); ok {
 		r := v.taskRow(o, c, t)
 		res.Task = &r
@@ -226,7 +226,7 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	var due *stamp
 	if a.Due != nil && *a.Due != "" {
 		d, err := dueStamp(*a.Due, v.person)
@@ -280,7 +280,7 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 	if err != nil {
 		return nil, err
 	}
-	return s.taskWritten(res, o, c, warn, id), nil
+	return s.taskWritten(ctx, res, o, c, warn, id), nil
 }
 
 // taskChange does te to the task id (with dryRun, shows what it would store).
@@ -298,7 +298,7 @@ func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, tool, what,
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, tool, what,
 	if err != nil {
 		return nil, err
 	}
-	return s.taskWritten(res, o, w.c, warn, aid), nil
+	return s.taskWritten(ctx, res, o, w.c, warn, aid), nil
 }
 
 // TaskUpdate implements task_update: the fields given, and a status, which completes
@@ -371,7 +371,7 @@ func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.Task
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}
@@ -388,5 +388,5 @@ func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.Task
 	if err != nil {
 		return nil, err
 	}
-	return s.taskWritten(res, nil, w.c, warn, id), nil
+	return s.taskWritten(ctx, res, nil, w.c, warn, id), nil
 }

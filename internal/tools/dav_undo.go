@@ -251,7 +251,7 @@ func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVI
 	if noun == "task" {
 		what = "task list"
 	}
-	acct, err := s.writeAccount(c, what)
+	acct, err := s.writeAccount(ctx, c, what)
 	if err != nil {
 		return nil, err
 	}

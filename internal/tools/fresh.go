@@ -11,10 +11,10 @@ import (
 // syncedAt is the synced_at of an answer about the accounts named: when the store last caught
 // up with all of them (RFC 3339, UTC), "" when one never did or the store cannot say.
 func (s *Service) syncedAt(ctx context.Context, accounts []string) string {
-	if len(accounts) == 0 || !s.storeExists() {
+	if len(accounts) == 0 || !s.storeExists(ctx) {
 		return ""
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return ""
 	}

@@ -68,7 +68,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if b.Calendar == "" {
 		return nil, fmt.Errorf("message %s was synced before postern kept invitations' calendar parts; answer it in a mail program", a.ID)
 	}
-	acct, err := s.sendingAccount(r.Account, true)
+	acct, err := s.sendingAccount(ctx, r.Account, true)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 	if err != nil {
 		return nil, "", err
 	}
-	accts, err := s.visible()
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -388,7 +388,7 @@ func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *invite, partsta
 	if err := caldav.Fill(o); err != nil {
 		return "", err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -406,7 +406,7 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 		inv.Problem = "The invitation's calendar part was not kept (synced before postern kept them)."
 		return inv
 	}
-	v := s.calendarView()
+	v := s.calendarView(ctx)
 	cal, err := calendar.Parse(b.Calendar, v.person)
 	if err != nil {
 		inv.Problem = err.Error()

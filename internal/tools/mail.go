@@ -65,8 +65,8 @@ func (b *budget) take(n int) bool {
 }
 
 // visibleNames returns the names of the accounts this connection may see.
-func (s *Service) visibleNames() ([]string, error) {
-	accts, err := s.visible()
+func (s *Service) visibleNames(ctx context.Context) ([]string, error) {
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +80,8 @@ func (s *Service) visibleNames() ([]string, error) {
 // scopeAccounts narrows the visible accounts to one when the agent names it
 // (found as findAccount finds it); an error when there is no account at all.
 // A hidden account and one that does not exist get the same answer.
-func (s *Service) scopeAccounts(account *string) ([]string, error) {
-	names, err := s.searchAccounts()
+func (s *Service) scopeAccounts(ctx context.Context, account *string) ([]string, error) {
+	names, err := s.searchAccounts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -173,8 +173,8 @@ type ownAddrs map[string]map[string]bool
 
 // rowOwn collects the visible accounts' own addresses (the From of
 // what the person writes, their aliases, a login that is an address).
-func (s *Service) rowOwn() ownAddrs {
-	accts, err := s.visible()
+func (s *Service) rowOwn(ctx context.Context) ownAddrs {
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return nil
 	}
@@ -294,7 +294,7 @@ func messageRow(r *store.Row, v rowView) generated.MessageRow {
 // the answer covers one account, and, for mail_list (no query), the folder
 // when every row is of the same one: the folder that was asked for.
 func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, countOnly bool) (*generated.MessageList, error) {
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 	if err != nil {
 		return nil, err
 	}
-	v := rowView{fields: fieldSet(fields), noAccount: len(f.Accounts) == 1, noFolder: f.Query == nil, own: s.rowOwn()}
+	v := rowView{fields: fieldSet(fields), noAccount: len(f.Accounts) == 1, noFolder: f.Query == nil, own: s.rowOwn(ctx)}
 	for _, r := range rows {
 		if v.noFolder && r.Folder != rows[0].Folder {
 			v.noFolder = false
@@ -377,7 +377,7 @@ func groupThreads(rows []generated.MessageRow) {
 
 // MailList implements mail_list.
 func (s *Service) MailList(ctx context.Context, a *generated.MailListArgs) (*generated.MessageList, error) {
-	accts, err := s.scopeAccounts(a.Account)
+	accts, err := s.scopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +437,7 @@ func (s *Service) parseQuery(ctx context.Context, q string) (*search.Query, erro
 
 // MailSearch implements mail_search.
 func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (*generated.MessageList, error) {
-	accts, err := s.searchAccounts()
+	accts, err := s.searchAccounts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -465,11 +465,11 @@ func deref(p *string) string {
 
 // MailFolders implements mail_folders.
 func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs) (*generated.FolderList, error) {
-	accts, err := s.scopeAccounts(a.Account)
+	accts, err := s.scopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +507,7 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 
 // MailSenders implements mail_senders.
 func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs) (*generated.SenderList, error) {
-	accts, err := s.searchAccounts()
+	accts, err := s.searchAccounts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -521,7 +521,7 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 			return nil, err
 		}
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -565,11 +565,11 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 			return nil, nil, acc.notFound(notFound.Error())
 		}
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -610,12 +610,12 @@ func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (
 	if err != nil {
 		return nil, err
 	}
-	accts, _ := s.visibleNames()
+	accts, _ := s.visibleNames(ctx)
 	rows, err := st.Thread(ctx, r.ThreadID, accts)
 	if err != nil {
 		return nil, err
 	}
-	v := rowView{noAccount: len(accts) == 1, own: s.rowOwn()}
+	v := rowView{noAccount: len(accts) == 1, own: s.rowOwn(ctx)}
 	if a.Text {
 		res, err := s.threadText(ctx, st, r.ThreadID, rows, v, a)
 		if res != nil {
@@ -680,8 +680,8 @@ func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*gen
 	if err != nil {
 		return nil, err
 	}
-	accts, _ := s.visibleNames()
-	res := &generated.MessageText{Message: messageRow(r, rowView{noAccount: len(accts) == 1, own: s.rowOwn()}), Problems: b.Problems}
+	accts, _ := s.visibleNames(ctx)
+	res := &generated.MessageText{Message: messageRow(r, rowView{noAccount: len(accts) == 1, own: s.rowOwn(ctx)}), Problems: b.Problems}
 	if r.Invitation != "" {
 		res.Invitation = s.invitationView(ctx, r, b) // invite.go
 	}
@@ -871,7 +871,7 @@ func (s *Service) MailAttachments(ctx context.Context, a *generated.MailAttachme
 
 // MailSync implements mail_sync.
 func (s *Service) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*generated.SyncReport, error) {
-	accts, err := s.visible()
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return nil, err
 	}

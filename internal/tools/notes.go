@@ -62,7 +62,7 @@ func (s *Service) notes(ctx context.Context) (*noteSet, error) {
 		}
 		return nil, fmt.Errorf("no notes folder is configured; the person adds [notes] folder = \"~/Notes\" to %s", s.Config.Path())
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +85,7 @@ func (s *Service) notes(ctx context.Context) (*noteSet, error) {
 // RefreshNotes indexes the configured notes folders, as every notes tool does first; postern
 // sync calls it. It returns nil and no error when no notes folder is configured.
 func (s *Service) RefreshNotes(ctx context.Context) (*notes.Result, []string, error) {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return nil, nil, err
@@ -93,7 +94,7 @@ func (s *Service) RefreshNotes(ctx context.Context) (*notes.Result, []string, er
 	if len(roots) == 0 {
 		return nil, problems, nil
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, problems, err
 	}

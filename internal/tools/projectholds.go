@@ -65,7 +65,8 @@ func (r *RouteHold) Count(kind string) int {
 // ProjectHolds says, for each route and tie of p (one entry per value), what it holds in the
 // local store now. The store must exist (the caller checks: opening would make it).
 func (s *Service) ProjectHolds(ctx context.Context, p *projects.Project) ([]RouteHold, error) {
-	st, err := s.store()
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}

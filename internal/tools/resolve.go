@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -21,8 +22,8 @@ const maxListed = 10
 
 // searchAccounts is visibleNames for a tool that reads mail: an error when
 // there is no account to read.
-func (s *Service) searchAccounts() ([]string, error) {
-	names, err := s.visibleNames()
+func (s *Service) searchAccounts(ctx context.Context) ([]string, error) {
+	names, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}

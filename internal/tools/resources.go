@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mcp"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/view"
 )
 
 // The resources are the catalog's templates (catalog/server.yaml). Each but docs is read
@@ -107,6 +107,7 @@ func scopeRefusal(spec generated.ResourceSpec) string {
 
 // List implements mcp.Resources: every docs page, and today's agenda when a calendar is synced.
 func (s *Service) List(ctx context.Context, g dispatch.Grant) []mcp.Resource {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	var out []mcp.Resource
 	if r, ok := resourceSpec(generated.ResourceDocs); ok && g[r.Scope] {
 		for _, p := range generated.DocPages {
@@ -117,7 +118,7 @@ func (s *Service) List(ctx context.Context, g dispatch.Grant) []mcp.Resource {
 		}
 	}
 	// The server lists at every Poll: a store no sync made yet is not created by a look.
-	if r, ok := resourceSpec(generated.ResourceAgenda); ok && g[r.Scope] && s.storeExists() {
+	if r, ok := resourceSpec(generated.ResourceAgenda); ok && g[r.Scope] && s.storeExists(ctx) {
 		if _, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks); err == nil && len(cs) > 0 {
 			out = append(out, mcp.Resource{URI: uriFor(r, today), Name: "agenda-" + today, Title: "Today's agenda", Description: r.Description, MimeType: r.MimeType})
 		}
@@ -127,6 +128,7 @@ func (s *Service) List(ctx context.Context, g dispatch.Grant) []mcp.Resource {
 
 // Read implements mcp.Resources.
 func (s *Service) Read(ctx context.Context, uri string, g dispatch.Grant) (mcp.Contents, error) {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	ref, ok := parseURI(uri)
 	if !ok {
 		return mcp.Contents{}, mcp.ErrNotFound
@@ -200,11 +202,11 @@ func (s *Service) threadMember(ctx context.Context, id string) string {
 	if !ok {
 		return id
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return id
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return id
 	}
@@ -231,6 +233,7 @@ func (s *Service) agendaDay(v string) (string, error) {
 // the same handlers as Read, so a thing this connection may not see has the digest of a thing
 // that is not there. A message's digest is its row (flags, folder): its text never changes.
 func (s *Service) Digest(ctx context.Context, uri string, g dispatch.Grant) string {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	ref, ok := parseURI(uri)
 	if !ok || !g[ref.spec.Scope] {
 		return ""
@@ -340,13 +343,7 @@ func (s *Service) Links(tool string, structured []byte, g dispatch.Grant) []mcp.
 }
 
 // storeExists says whether the store is open or its file is there.
-func (s *Service) storeExists() bool {
-	s.mu.Lock()
-	open := s.st != nil
-	s.mu.Unlock()
-	if open {
-		return true
-	}
-	_, err := os.Stat(s.StorePath)
-	return s.StorePath != "" && err == nil
+func (s *Service) storeExists(ctx context.Context) bool {
+	v, err := view.From(ctx)
+	return err == nil && v.StoreExists()
 }

@@ -65,7 +65,7 @@ func ruleInfo(r generated.Rule, position int) generated.RuleInfo {
 
 // checker is what rules.Checker needs of this connection's accounts and store.
 func (s *Service) checker(ctx context.Context) (rules.Checker, error) {
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return rules.Checker{}, err
 	}
@@ -74,7 +74,7 @@ func (s *Service) checker(ctx context.Context) (rules.Checker, error) {
 		return rules.Checker{}, err
 	}
 	c := rules.Checker{Accounts: accts, SendAllowed: cfg.SendAllowed, Nearest: search.Nearest}
-	if st, err := s.store(); err == nil {
+	if st, err := s.store(ctx); err == nil {
 		c.Folder = func(account, name string) error {
 			in := accts
 			if account != "" {
@@ -100,7 +100,7 @@ func (s *Service) RulesList(ctx context.Context, a *generated.RulesListArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	visible, err := s.visibleNames()
+	visible, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -125,10 +125,10 @@ func (s *Service) RulesList(ctx context.Context, a *generated.RulesListArgs) (*g
 // when set), folder (every folder when ""), without what the person's projects keep from
 // agents; leftOut counts what is kept, over the folder or the accounts whatever the rule.
 func (s *Service) ruleBase(ctx context.Context, folder string, account *string) (st *store.Store, base store.Filter, leftOut int, err error) {
-	if st, err = s.store(); err != nil {
+	if st, err = s.store(ctx); err != nil {
 		return nil, base, 0, err
 	}
-	accts, err := s.scopeAccounts(account)
+	accts, err := s.scopeAccounts(ctx, account)
 	if err != nil {
 		return nil, base, 0, err
 	}
@@ -198,7 +198,7 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	v := s.rowOwn()
+	v := s.rowOwn(ctx)
 	for _, row := range rows {
 		res.Messages = append(res.Messages, messageRow(row, rowView{own: v}))
 	}
@@ -362,7 +362,7 @@ func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArg
 // changeRule applies change to the rule called name, refusing a hidden one; change may
 // move it (to a new index) or remove it (state "").
 func (s *Service) changeRule(ctx context.Context, name string, change func(all []generated.Rule, i int) ([]generated.Rule, error)) (*generated.RuleInfo, error) {
-	visible, err := s.visibleNames()
+	visible, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -550,11 +550,11 @@ func (s *Service) refuseKeptRule(ctx context.Context, r generated.Rule) error {
 	if err != nil || !acc.active() {
 		return err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return err
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return err
 	}

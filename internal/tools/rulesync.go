@@ -41,11 +41,12 @@ func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun,
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: dispatch.EraCLI, ClientName: RulesClient})
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view, the person's
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: dispatch.EraCLI, ClientName: RulesClient})
 	var out []RuleRun
 	pushed := rules.Pushed(s.rulesPath())
 	for _, account := range accounts {
@@ -227,7 +228,7 @@ func (s *Service) forward(ctx context.Context, account string, id int64, addr st
 	if err != nil {
 		return err
 	}
-	acct, err := s.sendingAccount(account, true)
+	acct, err := s.sendingAccount(ctx, account, true)
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func (s *Service) sendDraftAction(ctx context.Context, a *generated.MailSendArgs
 	if err != nil {
 		return nil, err
 	}
-	acct, err := s.sendingAccount(r.Account, true)
+	acct, err := s.sendingAccount(ctx, r.Account, true)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 		}
 		orig, accountName = o, account
 	}
-	acct, err := s.sendingAccount(accountName, sending)
+	acct, err := s.sendingAccount(ctx, accountName, sending)
 	if err != nil {
 		return config.Account{}, m, err
 	}
@@ -233,7 +233,7 @@ func (s *Service) refuseProjectMail(ctx context.Context, origID string, recipien
 	if err != nil || !acc.active() {
 		return err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return err
 	}
@@ -301,8 +301,8 @@ func storeAddrs(as []store.Address) []compose.Address {
 
 // sendingAccount returns the IMAP account a message is written from: the one
 // named, or the only visible IMAP account. Sending also needs its SMTP server.
-func (s *Service) sendingAccount(name string, sending bool) (config.Account, error) {
-	accts, err := s.visible()
+func (s *Service) sendingAccount(ctx context.Context, name string, sending bool) (config.Account, error) {
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return config.Account{}, err
 	}

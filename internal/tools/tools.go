@@ -15,8 +15,8 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
-	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/view"
 )
 
 // Service implements generated.Handlers.
@@ -26,7 +26,7 @@ type Service struct {
 	// Only, when not empty, is the set of account names this connection may see
 	// (postern mcp --account); every other account is hidden from every tool.
 	Only []string
-	// StorePath is the store's file; it is opened on first use.
+	// StorePath is the store's file; the call's view opens it on first use (package view).
 	StorePath string
 	// SaveDir is postern mcp --save-dir: the folder attachments are saved in, over the
 	// configuration's save_dir (attach.go).
@@ -34,9 +34,8 @@ type Service struct {
 	// Sync runs a sync of the given accounts (mail_sync); nil when this process cannot sync.
 	Sync func(ctx context.Context, accounts []config.Account) ([]mailsync.Outcome, error)
 
-	mu       sync.Mutex
-	st       *store.Store
-	projects *projects.Watcher // the projects file (access.go), made at first use
+	mu    sync.Mutex
+	views *view.Opener // made from the fields above at first use
 
 	mailMu    sync.Mutex
 	mailCache *mailCache // what the projects keep of the mail (access.go)
@@ -44,38 +43,44 @@ type Service struct {
 
 type configAccount = config.Account
 
-// store opens the store on first use and keeps it open. A failure (the store
-// busy with a first sync, say) is not remembered: the next call tries again.
-func (s *Service) store() (*store.Store, error) {
+func (s *Service) opener() *view.Opener {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st != nil {
-		return s.st, nil
+	if s.views == nil {
+		s.views = &view.Opener{Config: s.Config, Only: s.Only, StorePath: s.StorePath}
 	}
-	if s.StorePath == "" {
-		return nil, fmt.Errorf("no store is configured")
-	}
-	st, err := store.Open(s.StorePath)
+	return s.views
+}
+
+// OpenView implements dispatch.Views: it returns ctx carrying the view of the call ctx
+// describes, which every handler reads what it may see from. Besides dispatch, only the
+// entry points that are not tools call it (resources, and what the person runs: rules at
+// sync, notes indexing, Sieve push, project holds).
+func (s *Service) OpenView(ctx context.Context) context.Context { return s.opener().Open(ctx) }
+
+// store returns the store through the call's view; without one, ErrNoView.
+func (s *Service) store(ctx context.Context) (*store.Store, error) {
+	v, err := view.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.st = st
-	return st, nil
+	return v.Store()
 }
 
-// Close closes the store if it was opened.
+// Close closes the store if a call opened it.
 func (s *Service) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.st != nil {
-		return s.st.Close()
+	o := s.views
+	s.mu.Unlock()
+	if o != nil {
+		return o.Close()
 	}
 	return nil
 }
 
 // syncStats returns each account's sync state, or nil when the store cannot be read.
 func (s *Service) syncStats(ctx context.Context) map[string]store.AccountStat {
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil
 	}
@@ -132,31 +137,19 @@ func visibleWarnings(ctx context.Context, acc *access, st *store.Store, account 
 
 var _ generated.Handlers = (*Service)(nil)
 
-// visible returns the configured accounts this connection may see.
-func (s *Service) visible() ([]config.Account, error) {
-	cfg, err := s.Config.Get()
+// visible returns the configured accounts this connection may see, through the call's view.
+func (s *Service) visible(ctx context.Context) ([]config.Account, error) {
+	v, err := view.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []config.Account
-	for _, a := range cfg.Accounts {
-		if s.allowed(a.Name) {
-			out = append(out, a)
-		}
-	}
-	return out, nil
+	return v.Accounts()
 }
 
-func (s *Service) allowed(name string) bool {
-	if len(s.Only) == 0 {
-		return true
-	}
-	for _, n := range s.Only {
-		if n == name {
-			return true
-		}
-	}
-	return false
+// allowed reports whether this connection may see the account named name.
+func (s *Service) allowed(ctx context.Context, name string) bool {
+	v, err := view.From(ctx)
+	return err == nil && v.Allowed(name)
 }
 
 // Status implements the status tool, which also lists the accounts (the old accounts tool).
@@ -172,7 +165,7 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 		ConfigPath:      s.Config.Path(),
 		Accounts:        []generated.AccountStatus{},
 	}
-	accts, err := s.visible()
+	accts, err := s.visible(ctx)
 	if err != nil {
 		res.ConfigError = err.Error()
 		return res, nil

@@ -138,7 +138,7 @@ func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *s
 	if !ok {
 		return nil, nil, fmt.Errorf("%q is not an action id; %s lists them", id, generated.ToolMailActions)
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,7 +149,7 @@ func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *s
 	if err != nil {
 		return nil, nil, err
 	}
-	visible, err := s.visibleNames()
+	visible, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -62,7 +62,7 @@ func (s *Service) MailUnsubscribe(ctx context.Context, a *generated.MailUnsubscr
 	}
 	for _, u := range uris {
 		if mailparse.Scheme(u) == "mailto" {
-			return s.mailtoAction(r, u)
+			return s.mailtoAction(ctx, r, u)
 		}
 	}
 	for _, u := range uris {
@@ -154,7 +154,7 @@ func cause(err error) error {
 
 // mailtoAction is the unsubscribe message to uri, a mailto URI of r's List-Unsubscribe
 // (RFC 6068): to its address, with its subject and body, else "unsubscribe".
-func (s *Service) mailtoAction(r *store.Row, uri string) (*generated.Action, error) {
+func (s *Service) mailtoAction(ctx context.Context, r *store.Row, uri string) (*generated.Action, error) {
 	id := store.EncodeID(r.ID)
 	addr, subject, body, err := readMailto(uri)
 	if err != nil {
@@ -167,7 +167,7 @@ func (s *Service) mailtoAction(r *store.Row, uri string) (*generated.Action, err
 	if !cfg.SendAllowed(addr) {
 		return nil, fmt.Errorf("the unsubscribe address %s is not among those postern may send to ([send] allow: %s), so nothing was sent or prepared; only the person can add it, in the configuration file", mailparse.ShowAddress(addr), strings.Join(cfg.Send.Allow, ", "))
 	}
-	acct, err := s.sendingAccount(r.Account, true)
+	acct, err := s.sendingAccount(ctx, r.Account, true)
 	if err != nil {
 		return nil, err
 	}
