@@ -83,7 +83,7 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 	if err != nil {
 		return nil, nil, err
 	}
-	hide, err := acc.mail(ctx, st)
+	hide, err := acc.Mail(ctx, st)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,8 +129,8 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 			return nil, nil, err
 		}
 		for _, n := range nums {
-			if t, ok := threads[n]; ok && hide.Keeps(t, acc.threads) {
-				return nil, nil, acc.notFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
+			if t, ok := threads[n]; ok && hide.Keeps(t, acc.KeptThreads()) {
+				return nil, nil, acc.NotFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
 			}
 		}
 	}
@@ -145,7 +145,7 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 		}
 		for _, n := range nums {
 			if !found[n] {
-				return nil, nil, acc.notFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
+				return nil, nil, acc.NotFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -261,8 +262,8 @@ func (s *Service) actionRows(ctx context.Context, id string, cursor *string, lim
 	if err != nil {
 		return nil, err
 	}
-	if acc.active() && acc.keepsDAV(act.DAV) {
-		return nil, acc.notFound("there is no action " + id + "; " + generated.ToolMailActions + " lists them")
+	if acc.Active() && keepsDAV(acc, act.DAV) {
+		return nil, acc.NotFound("there is no action " + id + "; " + generated.ToolMailActions + " lists them")
 	}
 	from, err := decodeRowCursor(cursor, act.ID)
 	if err != nil {
@@ -319,12 +320,12 @@ func deref0(p *int) int {
 }
 
 // keptRows says which rows are of a message or backup the person's projects keep from agents.
-func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *access, rows []store.LoggedRow) ([]bool, error) {
+func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *kit.Access, rows []store.LoggedRow) ([]bool, error) {
 	kept := make([]bool, len(rows))
-	if !acc.active() {
+	if !acc.Active() {
 		return kept, nil
 	}
-	h, err := acc.mail(ctx, st)
+	h, err := acc.Mail(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +340,7 @@ func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *access, ro
 		return nil, err
 	}
 	for i, r := range rows {
-		if t, ok := threads[r.Message]; ok && r.Message != 0 && h != nil && h.Keeps(t, acc.threads) {
+		if t, ok := threads[r.Message]; ok && r.Message != 0 && h != nil && h.Keeps(t, acc.KeptThreads()) {
 			kept[i] = true
 			continue
 		}
@@ -351,7 +352,7 @@ func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *access, ro
 			if err != nil {
 				return nil, err
 			}
-			if kept[i], err = acc.keepsBackup(ctx, st, bk); err != nil {
+			if kept[i], err = acc.KeepsBackup(ctx, st, bk); err != nil {
 				return nil, err
 			}
 		}
@@ -412,13 +413,13 @@ func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (
 			if !allVisible(act.Accounts, visible) {
 				continue
 			}
-			if acc.active() {
+			if acc.Active() {
 				// An action on an event or task the person's projects keep is not there to this agent.
 				dav, err := st.DAVItemsOf(ctx, act.ID)
 				if err != nil {
 					return nil, err
 				}
-				if acc.keepsDAV(dav) {
+				if keepsDAV(acc, dav) {
 					continue
 				}
 			}

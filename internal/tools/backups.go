@@ -37,14 +37,14 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 	}
 	// Kept backups are left out and counted over the account, page by page alike.
 	leftOut := 0
-	if acc.active() {
+	if acc.Active() {
 		all, err := st.Backups(ctx, accts, 0, 1<<30)
 		if err != nil {
 			return nil, err
 		}
 		var shown []*store.Backup
 		for _, b := range all {
-			if kept, err := acc.keepsBackup(ctx, st, b); err != nil {
+			if kept, err := acc.KeepsBackup(ctx, st, b); err != nil {
 				return nil, err
 			} else if kept {
 				leftOut++
@@ -86,7 +86,7 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 		if acc, err := s.access(ctx); err != nil {
 			return nil, nil, err
 		} else {
-			return nil, nil, acc.notFound(notFound.Error())
+			return nil, nil, acc.NotFound(notFound.Error())
 		}
 	}
 	accts, err := s.visibleNames(ctx)
@@ -103,15 +103,15 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 	}
 	b, err := st.BackupByID(ctx, n, accts)
 	if errors.Is(err, store.ErrNoBackup) {
-		return nil, nil, acc.notFound(notFound.Error())
+		return nil, nil, acc.NotFound(notFound.Error())
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if kept, err := acc.keepsBackup(ctx, st, b); err != nil {
+	if kept, err := acc.KeepsBackup(ctx, st, b); err != nil {
 		return nil, nil, err
 	} else if kept {
-		return nil, nil, acc.notFound(notFound.Error())
+		return nil, nil, acc.NotFound(notFound.Error())
 	}
 	return st, b, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"slices"
 	"sort"
 	"strconv"
@@ -297,7 +298,7 @@ type instance struct {
 
 // instances expands the events of cs overlapping [from, to), by start, and counts the
 // instances of those acc keeps (which are neither returned nor named in the problems).
-func (s *Service) instances(ctx context.Context, acc *access, st *store.Store, cs []*store.Collection, from, to time.Time, loc *time.Location) ([]instance, int, []string, error) {
+func (s *Service) instances(ctx context.Context, acc *kit.Access, st *store.Store, cs []*store.Collection, from, to time.Time, loc *time.Location) ([]instance, int, []string, error) {
 	if len(cs) == 0 {
 		return nil, 0, nil, nil
 	}
@@ -320,7 +321,7 @@ func (s *Service) instances(ctx context.Context, acc *access, st *store.Store, c
 	}
 	for _, o := range objs {
 		c := coll[o.CollectionID]
-		if acc.keepsObject(projects.Event, o, c) {
+		if keepsObject(acc, projects.Event, o, c) {
 			if cal, err := calendar.Parse(o.Data, loc); err == nil {
 				kept += len(cal.Between(from, to))
 			}
@@ -364,22 +365,22 @@ func collKind(c *store.Collection) projects.Kind {
 
 // keepsObject reports whether the event or task o of c is kept (kind: projects.Event or
 // projects.Task). Each object is asked on its own: a tie can keep one of an open calendar.
-func (a *access) keepsObject(kind projects.Kind, o *store.Object, c *store.Collection) bool {
-	if !a.active() {
+func keepsObject(a *kit.Access, kind projects.Kind, o *store.Object, c *store.Collection) bool {
+	if !a.Active() {
 		return false
 	}
-	return a.keeps(projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL, UID: o.UID})
+	return a.Keeps(projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL, UID: o.UID})
 }
 
 // shown is cs without the collections kept as a whole, as what they hold or as kind
 // (what the tool asks of them): those an agent may name.
-func (a *access) shown(kind projects.Kind, cs []*store.Collection) []*store.Collection {
-	if !a.active() {
+func shownCollections(a *kit.Access, kind projects.Kind, cs []*store.Collection) []*store.Collection {
+	if !a.Active() {
 		return cs
 	}
 	out := make([]*store.Collection, 0, len(cs))
 	for _, c := range cs {
-		if !a.keepsCollection(collKind(c), c) && !a.keepsCollection(kind, c) {
+		if !a.KeepsCollection(collKind(c), c) && !a.KeepsCollection(kind, c) {
 			out = append(out, c)
 		}
 	}
@@ -389,23 +390,23 @@ func (a *access) shown(kind projects.Kind, cs []*store.Collection) []*store.Coll
 // pick is pickCollection over the collections an agent may name; a kept one is as
 // unknown as a missing one, and the names listed are only the shown ones. No name: all
 // of cs, whose objects are each asked (a tie can open one of a kept collection).
-func (a *access) pick(kind projects.Kind, cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
+func pickCollections(a *kit.Access, kind projects.Kind, cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
 	if name == nil || *name == "" {
 		return cs, nil
 	}
-	got, err := pickCollection(a.shown(kind, cs), name, what, lister)
+	got, err := pickCollection(shownCollections(a, kind, cs), name, what, lister)
 	if err != nil {
-		return nil, a.notFound(err.Error())
+		return nil, a.NotFound(err.Error())
 	}
 	return got, nil
 }
 
 // missing gives the answer for a missing event, task or contact the same words whether
 // it is missing or kept (with what the person can do, while projects keep anything).
-func (a *access) missing(err error) error {
+func missingFor(a *kit.Access, err error) error {
 	for _, e := range []error{errNoEvent, errNoTask, errNoContact} {
 		if errors.Is(err, e) {
-			return a.notFound(e.Error())
+			return a.NotFound(e.Error())
 		}
 	}
 	return err
@@ -424,7 +425,7 @@ func (s *Service) CalendarList(ctx context.Context, _ *generated.CalendarListArg
 	}
 	left := 0
 	for _, c := range cs {
-		if acc.keepsCollection(collKind(c), c) {
+		if acc.KeepsCollection(collKind(c), c) {
 			left++
 			continue
 		}
@@ -452,14 +453,14 @@ func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generat
 		return nil, err
 	}
 	all := cs
-	if cs, err = acc.pick(projects.Event, cs, a.Calendar, "calendar", generated.ToolCalendarList); err != nil {
+	if cs, err = pickCollections(acc, projects.Event, cs, a.Calendar, "calendar", generated.ToolCalendarList); err != nil {
 		return nil, err
 	}
 	ins, kept, problems, err := s.instances(ctx, acc, st, cs, from, to, v.person)
 	if err != nil {
 		return nil, err
 	}
-	if acc.active() && len(cs) != len(all) {
+	if acc.Active() && len(cs) != len(all) {
 		// The count is of the whole range, whichever calendar was asked for.
 		if _, kept, _, err = s.instances(ctx, acc, st, all, from, to, v.person); err != nil {
 			return nil, err
@@ -488,10 +489,10 @@ func (s *Service) CalendarEvent(ctx context.Context, a *generated.CalendarEventA
 		return nil, err
 	}
 	res, err := s.calendarEvent(ctx, acc, a)
-	return res, acc.missing(err)
+	return res, missingFor(acc, err)
 }
 
-func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
+func (s *Service) calendarEvent(ctx context.Context, acc *kit.Access, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
 	n, key, ok := parseEventID(a.ID)
 	if !ok {
 		return nil, errNoEvent
@@ -503,7 +504,7 @@ func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.C
 		}
 		return nil, err
 	}
-	if acc.keepsObject(projects.Event, o, c) {
+	if keepsObject(acc, projects.Event, o, c) {
 		return nil, errNoEvent
 	}
 	v := s.calendarView(ctx)

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"strconv"
 	"strings"
 	"time"
@@ -34,8 +35,8 @@ func (v calView) contactRow(o *store.Object, c *store.Collection, card vcard.Car
 
 // keepsContact reports whether the contact o of c is kept: by its address book, a tie,
 // or one of its addresses being a project's sender's (all its addresses are asked).
-func (a *access) keepsContact(o *store.Object, c *store.Collection) bool {
-	if !a.active() {
+func keepsContact(a *kit.Access, o *store.Object, c *store.Collection) bool {
+	if !a.Active() {
 		return false
 	}
 	t := projects.Thing{Kind: projects.Contact, Account: c.Account, Collection: c.Name, URL: c.URL, UID: o.UID}
@@ -46,13 +47,13 @@ func (a *access) keepsContact(o *store.Object, c *store.Collection) bool {
 			}
 		}
 	}
-	return a.keeps(t)
+	return a.Keeps(t)
 }
 
 // keptContacts returns the ids of the kept contacts of cs: all of them, whatever a
 // search's words, so that their number says nothing of what they hold.
-func (a *access) keptContacts(ctx context.Context, st *store.Store, cs []*store.Collection) (map[int64]bool, error) {
-	if !a.active() || len(cs) == 0 {
+func keptContacts(a *kit.Access, ctx context.Context, st *store.Store, cs []*store.Collection) (map[int64]bool, error) {
+	if !a.Active() || len(cs) == 0 {
 		return nil, nil
 	}
 	objs, err := st.Objects(ctx, ids(cs), store.ObjectContact, time.Time{}, time.Time{})
@@ -62,7 +63,7 @@ func (a *access) keptContacts(ctx context.Context, st *store.Store, cs []*store.
 	coll := byID(cs)
 	kept := map[int64]bool{}
 	for _, o := range objs {
-		if a.keepsContact(o, coll[o.CollectionID]) {
+		if keepsContact(a, o, coll[o.CollectionID]) {
 			kept[o.ID] = true
 		}
 	}
@@ -85,7 +86,7 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 	if limit <= 0 {
 		limit = 20
 	}
-	kept, err := acc.keptContacts(ctx, st, cs)
+	kept, err := keptContacts(acc, ctx, st, cs)
 	if err != nil {
 		return nil, err
 	}
@@ -123,10 +124,10 @@ func (s *Service) ContactGet(ctx context.Context, a *generated.ContactGetArgs) (
 		return nil, err
 	}
 	res, err := s.contactGet(ctx, acc, a)
-	return res, acc.missing(err)
+	return res, missingFor(acc, err)
 }
 
-func (s *Service) contactGet(ctx context.Context, acc *access, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
+func (s *Service) contactGet(ctx context.Context, acc *kit.Access, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
 	n, ok := parseObjectID(a.ID, 'c')
 	if !ok {
 		return nil, errNoContact
@@ -138,7 +139,7 @@ func (s *Service) contactGet(ctx context.Context, acc *access, a *generated.Cont
 		}
 		return nil, err
 	}
-	if acc.keepsContact(o, c) {
+	if keepsContact(acc, o, c) {
 		return nil, errNoContact
 	}
 	card, ok := contactCard(o)

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"sort"
 	"strconv"
 	"time"
@@ -75,13 +76,13 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 	if err != nil {
 		return nil, err
 	}
-	cs, err := acc.pick(projects.Task, all, a.List, "task list", generated.ToolCalendarList)
+	cs, err := pickCollections(acc, projects.Task, all, a.List, "task list", generated.ToolCalendarList)
 	if err != nil {
 		return nil, err
 	}
 	// Every task of the visible lists is read: the kept ones are counted whatever the
 	// state or list asked for.
-	if !acc.active() {
+	if !acc.Active() {
 		all = cs
 	}
 	if len(all) == 0 {
@@ -99,7 +100,7 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 	var fs []found
 	kept := 0
 	for _, o := range objs {
-		if acc.keepsObject(projects.Task, o, coll[o.CollectionID]) {
+		if keepsObject(acc, projects.Task, o, coll[o.CollectionID]) {
 			kept++
 			continue
 		}
@@ -167,10 +168,10 @@ func (s *Service) TaskGet(ctx context.Context, a *generated.TaskGetArgs) (*gener
 		return nil, err
 	}
 	res, err := s.taskGet(ctx, acc, a)
-	return res, acc.missing(err)
+	return res, missingFor(acc, err)
 }
 
-func (s *Service) taskGet(ctx context.Context, acc *access, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
+func (s *Service) taskGet(ctx context.Context, acc *kit.Access, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
 	n, ok := parseObjectID(a.ID, 't')
 	if !ok {
 		return nil, errNoTask
@@ -182,7 +183,7 @@ func (s *Service) taskGet(ctx context.Context, acc *access, a *generated.TaskGet
 		}
 		return nil, err
 	}
-	if acc.keepsObject(projects.Task, o, c) {
+	if keepsObject(acc, projects.Task, o, c) {
 		return nil, errNoTask
 	}
 	v := s.calendarView(ctx)

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/postern-mcp/postern/internal/mask"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -65,14 +66,14 @@ func (s *Service) writeAccount(ctx context.Context, c *store.Collection, what st
 // one named, else the only writable one of the first kind that has any. One the
 // person's projects keep from agents is refused before anything else is looked at,
 // and never named.
-func (s *Service) targetCollection(ctx context.Context, acc *access, kind projects.Kind, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
+func (s *Service) targetCollection(ctx context.Context, acc *kit.Access, kind projects.Kind, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
 	st, cs, err := s.collections(ctx, kinds...)
 	if err != nil {
 		return nil, nil, config.Account{}, err
 	}
 	if cs, err = pickCollection(cs, name, what, generated.ToolCalendarList); err != nil {
 		// The names listed are only those an agent may see.
-		_, err = acc.pick(kind, cs, name, what, generated.ToolCalendarList)
+		_, err = pickCollections(acc, kind, cs, name, what, generated.ToolCalendarList)
 		return nil, nil, config.Account{}, err
 	}
 	noun := "an event"
@@ -82,7 +83,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 	var allowed []*store.Collection
 	var refusals []error
 	for _, c := range cs {
-		if err := acc.refuseWrite(noun, projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL}); err != nil {
+		if err := acc.RefuseWrite(noun, projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL}); err != nil {
 			if name != nil && *name != "" {
 				refusals = append(refusals, err)
 			} else if _, werr := s.writeAccount(ctx, c, what); werr == nil {
@@ -263,7 +264,7 @@ func newUID() string {
 
 // eventTarget reads the event an id names, with what writing it takes; a kept one
 // is as missing.
-func (s *Service) eventTarget(ctx context.Context, acc *access, id string) (*davObject, string, error) {
+func (s *Service) eventTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, string, error) {
 	n, key, ok := parseEventID(id)
 	if !ok {
 		return nil, "", errNoEvent
@@ -275,7 +276,7 @@ func (s *Service) eventTarget(ctx context.Context, acc *access, id string) (*dav
 		}
 		return nil, "", err
 	}
-	if acc.keepsObject(projects.Event, o, c) {
+	if keepsObject(acc, projects.Event, o, c) {
 		return nil, "", errNoEvent
 	}
 	acct, err := s.writeAccount(ctx, c, "calendar")
@@ -521,7 +522,7 @@ func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdat
 	} else {
 		res, err = s.calendarUpdate(ctx, acc, a)
 	}
-	return res, acc.missing(err)
+	return res, missingFor(acc, err)
 }
 
 // eventFieldsGiven names the fields of an event a asks to change.
@@ -541,7 +542,7 @@ func eventFieldsGiven(a *generated.CalendarUpdateArgs) []string {
 	return out
 }
 
-func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
+func (s *Service) calendarUpdate(ctx context.Context, acc *kit.Access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
 	w, key, err := s.eventTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err
@@ -813,7 +814,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 // calendarCancel cancels the event id (calendar_update with cancel): one instance is
 // excluded (EXDATE), a whole event with attendees is kept and marked cancelled, one
 // without is deleted.
-func (s *Service) calendarCancel(ctx context.Context, acc *access, id string, dryRun bool) (*generated.EventWritten, error) {
+func (s *Service) calendarCancel(ctx context.Context, acc *kit.Access, id string, dryRun bool) (*generated.EventWritten, error) {
 	w, key, err := s.eventTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 
 // taskTarget reads the task an id names, with what writing it takes; a kept one is
 // as missing.
-func (s *Service) taskTarget(ctx context.Context, acc *access, id string) (*davObject, error) {
+func (s *Service) taskTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, error) {
 	n, ok := parseObjectID(id, 't')
 	if !ok {
 		return nil, errNoTask
@@ -33,7 +34,7 @@ func (s *Service) taskTarget(ctx context.Context, acc *access, id string) (*davO
 		}
 		return nil, err
 	}
-	if acc.keepsObject(projects.Task, o, c) {
+	if keepsObject(acc, projects.Task, o, c) {
 		return nil, errNoTask
 	}
 	acct, err := s.writeAccount(ctx, c, "task list")
@@ -290,10 +291,10 @@ func (s *Service) taskChange(ctx context.Context, id, tool, what, outcome string
 		return nil, err
 	}
 	res, err := s.taskChangeAs(ctx, acc, id, tool, what, outcome, te, dryRun)
-	return res, acc.missing(err)
+	return res, missingFor(acc, err)
 }
 
-func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
+func (s *Service) taskChangeAs(ctx context.Context, acc *kit.Access, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
 	w, err := s.taskTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err
@@ -363,10 +364,10 @@ func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (
 		return nil, err
 	}
 	res, err := s.taskDelete(ctx, acc, a)
-	return res, acc.missing(err)
+	return res, missingFor(acc, err)
 }
 
-func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
+func (s *Service) taskDelete(ctx context.Context, acc *kit.Access, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
 	w, err := s.taskTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err

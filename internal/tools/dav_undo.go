@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -161,13 +162,13 @@ func davThing(d store.DAVItem) projects.Thing {
 
 // keepsDAV reports whether the person's projects keep one of an action's events or tasks
 // (or their calendar or task list) from this agent.
-func (a *access) keepsDAV(items []store.DAVItem) bool {
-	if !a.active() {
+func keepsDAV(a *kit.Access, items []store.DAVItem) bool {
+	if !a.Active() {
 		return false
 	}
 	for _, d := range items {
 		t := davThing(d)
-		if a.keeps(t) || a.set.KeepsCollection(t.Kind, d.Account, d.CollectionName, d.Collection) {
+		if a.Keeps(t) || a.Set().KeepsCollection(t.Kind, d.Account, d.CollectionName, d.Collection) {
 			return true
 		}
 	}
@@ -186,7 +187,7 @@ func (s *Service) undoDAV(ctx context.Context, st *store.Store, act *store.Actio
 	if err != nil {
 		return nil, err
 	}
-	if acc.keepsDAV(act.DAV) {
+	if keepsDAV(acc, act.DAV) {
 		return nil, errors.New("postern will not undo this action: its event or task now belongs to a project the person has not opened to agents; the person can open it (postern project open ID) or undo it with postern undo")
 	}
 	res := &generated.ActionResult{Action: "undo " + id, Messages: []generated.ActionRow{}}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -118,7 +119,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if err != nil {
 		return nil, err
 	}
-	if err := acc.refuseInvitation(iv, tgt); err != nil {
+	if err := refuseInvitation(acc, iv, tgt); err != nil {
 		return nil, err
 	}
 	cm := compose.CalendarMessage{Message: m, Method: "REPLY", Calendar: ics}
@@ -158,15 +159,15 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 // refuseInvitation refuses an answer whose event the person's projects keep: its calendar
 // copy would go into a kept calendar (or one of no project while those are closed), or the
 // event is tied to a project not opened. nil: allowed.
-func (a *access) refuseInvitation(iv *invite, tgt *invTarget) error {
-	if !a.active() {
+func refuseInvitation(a *kit.Access, iv *invite, tgt *invTarget) error {
+	if !a.Active() {
 		return nil
 	}
 	if tgt != nil {
-		return a.refuseWrite("the event", projects.Thing{Kind: projects.Event, Account: tgt.coll.Account, Collection: tgt.coll.Name, URL: tgt.coll.URL, UID: iv.uid})
+		return a.RefuseWrite("the event", projects.Thing{Kind: projects.Event, Account: tgt.coll.Account, Collection: tgt.coll.Name, URL: tgt.coll.URL, UID: iv.uid})
 	}
 	ev := projects.Thing{Kind: projects.Event, UID: iv.uid}
-	if len(a.set.Of(ev)) > 0 && a.keeps(ev) {
+	if len(a.Set().Of(ev)) > 0 && a.Keeps(ev) {
 		return errors.New("this invitation's event belongs to a project the person has not opened to agents, so postern does not answer it; the person can open it (postern project open ID) or answer it in a mail program")
 	}
 	return nil
@@ -202,7 +203,7 @@ func (t *invTarget) key() *invTargetKey {
 // decline and the event is in no calendar).
 // Calendars the person's projects keep are never listed, and are chosen only when named or
 // when they hold the event already (the answer is then refused: refuseInvitation).
-func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string, own []string, iv *invite, partstat string) (*invTarget, string, error) {
+func (s *Service) calendarTarget(ctx context.Context, acc *kit.Access, name *string, own []string, iv *invite, partstat string) (*invTarget, string, error) {
 	st, cs, err := s.collections(ctx, store.KindCalendar)
 	if err != nil {
 		return nil, "", err
@@ -219,7 +220,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 	}
 	// Writable calendars, those the agent may put this event in first.
 	kept := func(c *store.Collection) bool {
-		return acc.keeps(projects.Thing{Kind: projects.Event, Account: c.Account, Collection: c.Name, URL: c.URL, UID: iv.uid})
+		return acc.Keeps(projects.Thing{Kind: projects.Event, Account: c.Account, Collection: c.Name, URL: c.URL, UID: iv.uid})
 	}
 	var writable, keptWritable []*store.Collection
 	for _, c := range cs {
@@ -255,7 +256,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 	if name != nil && *name != "" {
 		named, err := pickCollection(cs, name, "calendar", generated.ToolCalendarList)
 		if err != nil {
-			_, err = acc.pick(projects.Event, cs, name, "calendar", generated.ToolCalendarList) // lists only the shown
+			_, err = pickCollections(acc, projects.Event, cs, name, "calendar", generated.ToolCalendarList) // lists only the shown
 			return nil, "", err
 		}
 		for _, c := range named {
@@ -263,7 +264,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 				return pick(c)
 			}
 		}
-		if err := acc.refuseInvitation(iv, &invTarget{coll: named[0]}); err != nil {
+		if err := refuseInvitation(acc, iv, &invTarget{coll: named[0]}); err != nil {
 			return nil, "", err // a kept calendar is not said to be read-only
 		}
 		return nil, "", fmt.Errorf("calendar %s is read-only here; name a writable calendar of a CalDAV account (%s says which are)", named[0].Name, generated.ToolCalendarList)
@@ -463,7 +464,7 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	coll := byID(cs)
 	var objs []*store.Object // the copies this agent may see
 	for _, o := range found {
-		if !acc.keepsObject(projects.Event, o, coll[o.CollectionID]) {
+		if !keepsObject(acc, projects.Event, o, coll[o.CollectionID]) {
 			objs = append(objs, o)
 		}
 	}

@@ -302,7 +302,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 	if err != nil {
 		return nil, err
 	}
-	if f.Hide, err = acc.mail(ctx, st); err != nil {
+	if f.Hide, err = acc.Mail(ctx, st); err != nil {
 		return nil, err
 	}
 	// What is kept is counted over the list's scope, never its words (access.go). A
@@ -311,7 +311,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 	if f.Query != nil {
 		scopeFolder = ""
 	}
-	leftOut, err := acc.leftOut(ctx, st, f.Accounts, scopeFolder)
+	leftOut, err := acc.LeftOut(ctx, st, f.Accounts, scopeFolder)
 	if err != nil {
 		return nil, err
 	}
@@ -477,11 +477,11 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 	if err != nil {
 		return nil, err
 	}
-	hide, err := acc.mail(ctx, st)
+	hide, err := acc.Mail(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	leftOut, err := acc.leftOut(ctx, st, accts, "")
+	leftOut, err := acc.LeftOut(ctx, st, accts, "")
 	if err != nil {
 		return nil, err
 	}
@@ -492,7 +492,7 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 	res := &generated.FolderList{Folders: make([]generated.FolderInfo, 0, len(stats)), LeftOut: nonZero(leftOut)}
 	left := budget(maxListText)
 	for i, x := range stats {
-		if acc.keepsFolder(x.Account, x.Name) {
+		if acc.KeepsFolder(x.Account, x.Name) {
 			continue // a closed project's own folder: its name is the project's too
 		}
 		if !left.take(shown(x.Account)+shown(x.Name)+len(x.Role)) && i > 0 {
@@ -529,10 +529,10 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 	if err != nil {
 		return nil, err
 	}
-	if f.Hide, err = acc.mail(ctx, st); err != nil {
+	if f.Hide, err = acc.Mail(ctx, st); err != nil {
 		return nil, err
 	}
-	leftOut, err := acc.leftOut(ctx, st, accts, f.Folder)
+	leftOut, err := acc.LeftOut(ctx, st, accts, f.Folder)
 	if err != nil {
 		return nil, err
 	}
@@ -562,7 +562,7 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 		if acc, err := s.access(ctx); err != nil {
 			return nil, nil, err
 		} else {
-			return nil, nil, acc.notFound(notFound.Error())
+			return nil, nil, acc.NotFound(notFound.Error())
 		}
 	}
 	accts, err := s.visibleNames(ctx)
@@ -577,7 +577,7 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 	if err != nil {
 		return nil, nil, err
 	}
-	notFound = acc.notFound(notFound.Error())
+	notFound = acc.NotFound(notFound.Error())
 	r, err := st.Message(ctx, n, accts)
 	if errors.Is(err, store.ErrNoMessage) {
 		return nil, nil, notFound
@@ -585,7 +585,7 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 	if err != nil {
 		return nil, nil, err
 	}
-	if kept, err := acc.keepsThread(ctx, st, r.ThreadID); err != nil {
+	if kept, err := acc.KeepsThread(ctx, st, r.ThreadID); err != nil {
 		return nil, nil, err
 	} else if kept {
 		return nil, nil, notFound

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"io/fs"
 	"os"
 	"path"
@@ -129,7 +130,7 @@ func (ns *noteSet) folderByName(name, what string) (notes.Folder, error) {
 // visibleDirs lists, in id form, the notes folders and every folder that holds a note this
 // call may see: the folders an agent may name. A folder whose notes are all kept is not among
 // them, so that naming it gets the same answer as a folder that does not exist.
-func visibleDirs(ns *noteSet, heads []*store.Note, a *access) map[string]bool {
+func visibleDirs(ns *noteSet, heads []*store.Note, a *kit.Access) map[string]bool {
 	dirs := map[string]bool{}
 	byRoot := map[string]notes.Folder{}
 	for _, f := range ns.folders {
@@ -137,7 +138,7 @@ func visibleDirs(ns *noteSet, heads []*store.Note, a *access) map[string]bool {
 		byRoot[f.Root] = f
 	}
 	for _, n := range heads {
-		if a.keepsNote(n.Root, n.Path, n.Title) {
+		if a.KeepsNote(n.Root, n.Path, n.Title) {
 			continue
 		}
 		f := byRoot[n.Root]
@@ -304,12 +305,12 @@ func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*g
 	// count never tells whether a kept note holds one.
 	leftOut := 0
 	for _, n := range heads {
-		if inScopes(n, scopes) && acc.keepsNote(n.Root, n.Path, n.Title) {
+		if inScopes(n, scopes) && acc.KeepsNote(n.Root, n.Path, n.Title) {
 			leftOut++
 		}
 	}
 	f := &store.NoteFilter{Scopes: scopes, Terms: terms, Text: searchesBodies(ctx), AfterMTime: afterM, AfterID: afterID, Limit: a.Limit}
-	found, more, err := ns.st.FindNotes(ctx, f, func(n *store.Note) bool { return acc.keepsNote(n.Root, n.Path, n.Title) })
+	found, more, err := ns.st.FindNotes(ctx, f, func(n *store.Note) bool { return acc.KeepsNote(n.Root, n.Path, n.Title) })
 	if err != nil {
 		return nil, err
 	}
@@ -353,11 +354,11 @@ func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*gen
 	}
 	f, rel, ok := notes.Split(ns.folders, a.ID)
 	if !ok {
-		return nil, acc.notFound(noSuchNote)
+		return nil, acc.NotFound(noSuchNote)
 	}
 	n, err := ns.st.Note(ctx, f.Root, rel)
-	if errors.Is(err, store.ErrNoNote) || err == nil && acc.keepsNote(n.Root, n.Path, n.Title) {
-		return nil, acc.notFound(noSuchNote)
+	if errors.Is(err, store.ErrNoNote) || err == nil && acc.KeepsNote(n.Root, n.Path, n.Title) {
+		return nil, acc.NotFound(noSuchNote)
 	}
 	if err != nil {
 		return nil, err
@@ -412,7 +413,7 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 	if bad := notes.CheckName(f, rel); bad != "" {
 		return nil, fmt.Errorf("the title %q cannot name a note's file: %s; give another title", title, strings.TrimSuffix(bad, "; rename it to read it here"))
 	}
-	if err := acc.refuseNoteWrite(f.Root, dir); err != nil {
+	if err := acc.RefuseNoteWrite(f.Root, dir); err != nil {
 		return nil, err
 	}
 	body := "# " + title + "\n"
@@ -501,7 +502,7 @@ func noteStem(title string) (string, error) {
 // between its names ("" for f itself): no climb, absolute path, drive or device name, control
 // character, hidden folder or link on the way (pathsafe.Join), and it must exist. A missing
 // one is an error naming the nearest folders that hold notes this call may see.
-func noteSubdir(ctx context.Context, ns *noteSet, f notes.Folder, dir string, acc *access) (string, error) {
+func noteSubdir(ctx context.Context, ns *noteSet, f notes.Folder, dir string, acc *kit.Access) (string, error) {
 	if dir == "" {
 		return "", nil
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"sort"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func (s *Service) ProjectHolds(ctx context.Context, p *projects.Project) ([]Rout
 	var out []RouteHold
 	add := func(route, value string, sub projects.Project) error {
 		h := RouteHold{Route: route, Value: value}
-		threads, err := st.RouteThreads(ctx, mailRoute(&sub, names), nil)
+		threads, err := st.RouteThreads(ctx, kit.MailRoute(&sub, names), nil)
 		if err != nil {
 			return err
 		}

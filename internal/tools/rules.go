@@ -136,11 +136,11 @@ func (s *Service) ruleBase(ctx context.Context, folder string, account *string) 
 	if err != nil {
 		return nil, base, 0, err
 	}
-	hide, err := acc.mail(ctx, st)
+	hide, err := acc.Mail(ctx, st)
 	if err != nil {
 		return nil, base, 0, err
 	}
-	if leftOut, err = acc.leftOut(ctx, st, accts, folder); err != nil {
+	if leftOut, err = acc.LeftOut(ctx, st, accts, folder); err != nil {
 		return nil, base, 0, err
 	}
 	return st, store.Filter{Accounts: accts, Folder: folder, Hide: hide}, leftOut, nil
@@ -547,7 +547,7 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 // matches nothing yet, or some shown message, may be proposed. The answer says no more.
 func (s *Service) refuseKeptRule(ctx context.Context, r generated.Rule) error {
 	acc, err := s.access(ctx)
-	if err != nil || !acc.active() {
+	if err != nil || !acc.Active() {
 		return err
 	}
 	st, err := s.store(ctx)
@@ -558,7 +558,7 @@ func (s *Service) refuseKeptRule(ctx context.Context, r generated.Rule) error {
 	if err != nil {
 		return err
 	}
-	hide, err := acc.mail(ctx, st)
+	hide, err := acc.Mail(ctx, st)
 	if err != nil || hide == nil {
 		return err
 	}

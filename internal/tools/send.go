@@ -113,7 +113,7 @@ func (s *Service) sendDraftAction(ctx context.Context, a *generated.MailSendArgs
 	}
 	if acc, err := s.access(ctx); err != nil {
 		return nil, err
-	} else if err := acc.refuseMail(ctx, st, r.ThreadID, d.rcpts); err != nil {
+	} else if err := acc.RefuseMail(ctx, st, r.ThreadID, d.rcpts); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(raw)
@@ -230,7 +230,7 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 // (access.go refuseMail): origID is the message it answers or forwards, or "".
 func (s *Service) refuseProjectMail(ctx context.Context, origID string, recipients []string) error {
 	acc, err := s.access(ctx)
-	if err != nil || !acc.active() {
+	if err != nil || !acc.Active() {
 		return err
 	}
 	st, err := s.store(ctx)
@@ -245,7 +245,7 @@ func (s *Service) refuseProjectMail(ctx context.Context, origID string, recipien
 		}
 		thread = r.ThreadID
 	}
-	return acc.refuseMail(ctx, st, thread, recipients)
+	return acc.RefuseMail(ctx, st, thread, recipients)
 }
 
 // checkRecipients refuses a send to any recipient the configuration's [send]

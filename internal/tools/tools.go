@@ -6,6 +6,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"net/url"
 	"strings"
 	"sync"
@@ -36,10 +37,21 @@ type Service struct {
 
 	mu    sync.Mutex
 	views *view.Opener // made from the fields above at first use
-
-	mailMu    sync.Mutex
-	mailCache *mailCache // what the projects keep of the mail (access.go)
+	k     *kit.Kit     // made from the fields above at first use
 }
+
+// kit returns what the domain packages share, made from the fields at first use.
+func (s *Service) kit() *kit.Kit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.k == nil {
+		s.k = &kit.Kit{Version: s.Version, Config: s.Config, SaveDir: s.SaveDir, Sync: s.Sync}
+	}
+	return s.k
+}
+
+// access is what the person's projects let this call see and write.
+func (s *Service) access(ctx context.Context) (*kit.Access, error) { return s.kit().Access(ctx) }
 
 type configAccount = config.Account
 
@@ -93,9 +105,9 @@ func (s *Service) syncStats(ctx context.Context) map[string]store.AccountStat {
 	if err != nil {
 		return nil
 	}
-	if acc.active() {
+	if acc.Active() {
 		for name, x := range stats {
-			n, err := acc.leftOut(ctx, st, []string{name}, "")
+			n, err := acc.LeftOut(ctx, st, []string{name}, "")
 			if err != nil {
 				return nil
 			}
@@ -112,7 +124,7 @@ func (s *Service) syncStats(ctx context.Context) map[string]store.AccountStat {
 // visibleWarnings are the sync warnings of an account but those about a calendar, task list,
 // address book or folder a closed project keeps: a warning names its object, and what a
 // project keeps is not named to agents (the person's postern status names them all).
-func visibleWarnings(ctx context.Context, acc *access, st *store.Store, account string) ([]string, error) {
+func visibleWarnings(ctx context.Context, acc *kit.Access, st *store.Store, account string) ([]string, error) {
 	ws, err := st.AccountSyncWarnings(ctx, account)
 	if err != nil || len(ws) == 0 {
 		return nil, err
@@ -123,11 +135,11 @@ func visibleWarnings(ctx context.Context, acc *access, st *store.Store, account 
 	}
 	kept := map[string]bool{}
 	for _, c := range cs {
-		kept[c.URL] = acc.keepsCollection(collKind(c), c)
+		kept[c.URL] = acc.KeepsCollection(collKind(c), c)
 	}
 	var out []string
 	for _, w := range ws {
-		if k, isColl := kept[w.Place]; k || !isColl && acc.keepsFolder(account, w.Place) {
+		if k, isColl := kept[w.Place]; k || !isColl && acc.KeepsFolder(account, w.Place) {
 			continue
 		}
 		out = append(out, w.Text)

@@ -38,7 +38,7 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 	if len(act.DAV) > 0 {
 		return s.undoDAV(ctx, st, act, a.ID, a.DryRun)
 	}
-	if err := s.refuseKeptItems(ctx, st, act.Items); err != nil {
+	if err := s.kit().RefuseKeptItems(ctx, st, act.Items); err != nil {
 		return nil, err
 	}
 	res := &generated.ActionResult{Action: "undo " + a.ID, Messages: []generated.ActionRow{}}
