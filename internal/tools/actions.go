@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,7 +101,7 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 		if err := resolveQueryAccounts(q, searchable); err != nil {
 			return nil, nil, err
 		}
-		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: searchesBodies(ctx), Limit: maxActed, Hide: hide})
+		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: kit.SearchesBodies(ctx), Limit: maxActed, Hide: hide})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -347,7 +348,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 	}
 	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: what, Client: clientName(ctx), Accounts: targetAccounts(targets)}
 	if dryRun {
-		res.DryRun = ptr(true)
+		res.DryRun = kit.Ptr(true)
 		if err := s.shortAnswer(ctx, st, res, stepRows(steps), log); err != nil {
 			return nil, err
 		}
@@ -401,7 +402,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 	}
 	for _, ap := range plans {
 		if ap.backup {
-			res.Backups = ptr(backups)
+			res.Backups = kit.Ptr(backups)
 		}
 	}
 	if len(log.Items) > 0 {
@@ -683,10 +684,10 @@ func finish(res *generated.ActionResult, dryRun bool) *generated.ActionResult {
 		}
 	}
 	if left > 0 {
-		res.LeftAlone = ptr(left)
+		res.LeftAlone = kit.Ptr(left)
 	}
 	if dryRun {
-		res.DryRun = ptr(true)
+		res.DryRun = kit.Ptr(true)
 	}
 	return res
 }

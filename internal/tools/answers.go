@@ -195,12 +195,12 @@ func loggedRows(rows []answerRow) []store.LoggedRow {
 const rowShift = 40
 
 func rowCursor(action int64, next int) string {
-	return encodeCursor(int64(next)<<rowShift | action)
+	return kit.EncodeCursor(int64(next)<<rowShift | action)
 }
 
 // decodeRowCursor reads a cursor over action's rows: the number of the next row.
 func decodeRowCursor(c *string, action int64) (int, error) {
-	v, err := decodeCursor(c)
+	v, err := kit.DecodeCursor(c)
 	if err != nil || v == 0 {
 		return 0, err
 	}
@@ -294,7 +294,7 @@ func (s *Service) actionRows(ctx context.Context, id string, cursor *string, lim
 	budget := SmallAnswer - AnswerSize(res)
 	for i, r := range rows {
 		if kept[i] {
-			res.LeftOut = ptr(deref0(res.LeftOut) + 1)
+			res.LeftOut = kit.Ptr(deref0(res.LeftOut) + 1)
 			continue
 		}
 		row := shownRow(generated.ActionRow{ID: r.Item, Outcome: r.Outcome, From: r.From, To: r.To, Subject: r.Subject, Reason: r.Reason})
@@ -371,7 +371,7 @@ func actionInfo(act *store.Action) generated.ActionInfo {
 		info.Undoes = store.EncodeActionID(act.Undoes)
 	}
 	if act.Preview {
-		info.Preview = ptr(true)
+		info.Preview = kit.Ptr(true)
 	}
 	return info
 }
@@ -382,7 +382,7 @@ func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (
 	if err != nil {
 		return nil, err
 	}
-	before, err := decodeCursor(a.Cursor)
+	before, err := kit.DecodeCursor(a.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +426,7 @@ func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (
 			info := actionInfo(act)
 			c := AnswerSize(&generated.ActionList{Actions: []generated.ActionInfo{info}}) - AnswerSize(&generated.ActionList{Actions: []generated.ActionInfo{}})
 			if len(res.Actions) == a.Limit || c > budget && len(res.Actions) > 0 {
-				res.NextCursor = encodeCursor(last)
+				res.NextCursor = kit.EncodeCursor(last)
 				return res, nil
 			}
 			budget -= c

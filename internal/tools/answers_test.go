@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"strings"
 	"testing"
 
@@ -58,11 +59,11 @@ func TestRowCursor(t *testing.T) {
 	if _, err := decodeRowCursor(&c, 13); err == nil {
 		t.Error("another action's cursor was taken")
 	}
-	log := encodeCursor(12)
+	log := kit.EncodeCursor(12)
 	if _, err := decodeRowCursor(&log, 12); err == nil {
 		t.Error("a cursor of the log was taken for one of rows")
 	}
-	if v, _ := decodeCursor(&c); !isRowCursor(v) {
+	if v, _ := kit.DecodeCursor(&c); !isRowCursor(v) {
 		t.Error("a row cursor is not told apart")
 	}
 }

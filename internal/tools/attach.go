@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"io/fs"
 	"net/url"
 	"os"
@@ -153,11 +154,11 @@ func (s *Service) MailAttachmentText(ctx context.Context, a *generated.MailAttac
 		return res, nil
 	}
 	text = mask.BodyOf(text, v)
-	p, err := textPage(text, "attachment", a.Offset, a.MaxLength, cut)
+	p, err := kit.TextPage(text, "attachment", a.Offset, a.MaxLength, cut)
 	if err != nil {
 		return nil, err
 	}
-	res.Text, res.NextOffset, res.Length, res.Truncated = p.text, p.next, p.length, p.truncated
+	res.Text, res.NextOffset, res.Length, res.Truncated = p.Text, p.Next, p.Length, p.Truncated
 	return res, nil
 }
 
@@ -185,7 +186,7 @@ func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttac
 	if err != nil {
 		return nil, err
 	}
-	dir, err := saveSubdir(root, deref(a.Dir))
+	dir, err := saveSubdir(root, kit.Deref(a.Dir))
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +240,7 @@ func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttac
 		os.Remove(final)
 		return nil, fmt.Errorf("writing %s failed (%v), so it was removed; check the free space and try again", final, werr)
 	}
-	res.Path, res.Bytes = final, ptr(len(part.Data))
+	res.Path, res.Bytes = final, kit.Ptr(len(part.Data))
 	if filepath.Base(final) != part.Name {
 		res.NameSent = part.Name
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"os"
 	"time"
 
@@ -23,7 +24,7 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 	if err != nil {
 		return nil, err
 	}
-	before, err := decodeCursor(a.Cursor)
+	before, err := kit.DecodeCursor(a.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -54,13 +55,13 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 		}
 		bs = shown[:min(len(shown), a.Limit+1)]
 	}
-	res := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}, LeftOut: nonZero(leftOut)}
+	res := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}, LeftOut: kit.NonZero(leftOut)}
 	// A page ends at limit backups or about SmallAnswer bytes, whichever comes first.
 	empty := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}}
 	budget := SmallAnswer - AnswerSize(res)
 	for i, b := range bs {
 		if i == a.Limit {
-			res.NextCursor = encodeCursor(bs[i-1].ID)
+			res.NextCursor = kit.EncodeCursor(bs[i-1].ID)
 			break
 		}
 		info := generated.BackupInfo{Backup: store.EncodeBackupID(b.ID), Account: b.Account, Folder: shorten(b.Folder, shownString),
@@ -70,7 +71,7 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 		}
 		c := AnswerSize(&generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{info}}) - AnswerSize(empty)
 		if c > budget && i > 0 {
-			res.NextCursor = encodeCursor(bs[i-1].ID)
+			res.NextCursor = kit.EncodeCursor(bs[i-1].ID)
 			break
 		}
 		budget -= c
@@ -133,7 +134,7 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 	res := &generated.ActionResult{Action: "restore " + a.ID, Messages: []generated.ActionRow{}}
 	row := generated.ActionRow{ID: a.ID, Outcome: outRestored, To: folder, Subject: b.Subject}
 	if a.DryRun {
-		res.DryRun = ptr(true)
+		res.DryRun = kit.Ptr(true)
 		return res, s.shortAnswer(ctx, st, res, []answerRow{{row: row}}, nil)
 	}
 	if _, err := os.Stat(b.File); err != nil {

@@ -147,8 +147,8 @@ func pickCollection(cs []*store.Collection, name *string, what, lister string) (
 	if len(names) == 0 {
 		return nil, fmt.Errorf("there is no %s here; %s lists them", what, lister)
 	}
-	if len(names) > maxListed {
-		names = append(names[:maxListed], "…")
+	if len(names) > kit.MaxListed {
+		names = append(names[:kit.MaxListed], "…")
 	}
 	return nil, fmt.Errorf("there is no %s of that name here; the %ss: %s (%s lists them)", what, what, strings.Join(names, ", "), lister)
 }
@@ -256,11 +256,11 @@ func (v calView) row(o *store.Object, c *store.Collection, e calendar.Event) gen
 	}
 	if e.AllDay {
 		r.Start, r.End = e.FirstDay.Format(rowDay), e.LastDay.Format(rowDay)
-		r.AllDay = ptr(true)
+		r.AllDay = kit.Ptr(true)
 	} else {
 		r.Start, r.End = showTime(e.Start, v.person), showTime(e.End, v.person)
 		if e.Floating {
-			r.Floating = ptr(true)
+			r.Floating = kit.Ptr(true)
 		} else {
 			r.EventStart, r.EventEnd = showTime(e.Start, e.Zone), showTime(e.End, e.Zone)
 			if name := e.Zone.String(); calendar.ZoneName(e.Zone, e.Start) != name {
@@ -269,16 +269,16 @@ func (v calView) row(o *store.Object, c *store.Collection, e calendar.Event) gen
 		}
 	}
 	if e.Recurring {
-		r.Recurring = ptr(true)
+		r.Recurring = kit.Ptr(true)
 	}
 	if calendar.Status(e.Comp) == "TENTATIVE" {
 		r.Status = "tentative"
 	}
 	if calendar.Transparent(e.Comp) {
-		r.Free = ptr(true)
+		r.Free = kit.Ptr(true)
 	}
 	if as := calendar.Attendees(e.Comp); len(as) > 0 {
-		r.Attendees = ptr(len(as))
+		r.Attendees = kit.Ptr(len(as))
 		for _, a := range as {
 			if v.own[strings.ToLower(a.Email)] {
 				r.MyAnswer = answers[a.PartStat]
@@ -431,7 +431,7 @@ func (s *Service) CalendarList(ctx context.Context, _ *generated.CalendarListArg
 		}
 		res.Calendars = append(res.Calendars, generated.CalendarInfo{Account: c.Account, Name: c.Name, Kind: c.Kind, Color: c.Color, TimeZone: c.TimeZone, Writable: c.Writable})
 	}
-	res.LeftOut = nonZero(left)
+	res.LeftOut = kit.NonZero(left)
 	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	return res, nil
 }
@@ -466,11 +466,11 @@ func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generat
 			return nil, err
 		}
 	}
-	res.LeftOut = nonZero(kept)
+	res.LeftOut = kit.NonZero(kept)
 	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	for _, in := range ins {
 		if len(res.Events) == maxAgendaEvents {
-			res.Truncated = ptr(true)
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		res.Events = append(res.Events, v.row(in.o, in.c, in.e))
@@ -530,7 +530,7 @@ func (s *Service) calendarEvent(ctx context.Context, acc *kit.Access, a *generat
 	for _, p := range as {
 		at := generated.Attendee{Name: p.Name, Email: p.Email, Answer: answers[p.PartStat], Role: roles[p.Role]}
 		if v.own[strings.ToLower(p.Email)] {
-			at.Me = ptr(true)
+			at.Me = kit.Ptr(true)
 		}
 		res.AttendeeList = append(res.AttendeeList, at)
 	}
@@ -540,7 +540,7 @@ func (s *Service) calendarEvent(ctx context.Context, acc *kit.Access, a *generat
 	res.URL = calendar.Text(e.Comp, ical.PropURL)
 	res.Categories = categories(e.Comp)
 	if cut {
-		res.Truncated = ptr(true)
+		res.Truncated = kit.Ptr(true)
 	}
 	return res, nil
 }
@@ -627,7 +627,7 @@ func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFre
 	if err != nil {
 		return nil, err
 	}
-	res.LeftOut = nonZero(kept)
+	res.LeftOut = kit.NonZero(kept)
 	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	type period struct{ start, end time.Time }
 	var ps []period
@@ -687,7 +687,7 @@ func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now
 		}
 		res.NextEvents = append(res.NextEvents, v.row(in.o, in.c, in.e))
 	}
-	res.LeftOut = nonZero(kept)
+	res.LeftOut = kit.NonZero(kept)
 	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	return res, nil
 }

@@ -90,7 +90,7 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 	if err != nil {
 		return nil, err
 	}
-	res.LeftOut = nonZero(len(kept))
+	res.LeftOut = kit.NonZero(len(kept))
 	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	// Kept contacts may be among the matches: ask for as many more as there are.
 	objs, err := st.SearchContacts(ctx, ids(cs), a.Query, limit+1+len(kept))
@@ -103,7 +103,7 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 			continue
 		}
 		if len(res.Contacts) == limit {
-			res.Truncated = ptr(true)
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		card, ok := contactCard(o)

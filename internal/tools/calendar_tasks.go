@@ -55,11 +55,11 @@ func (v calView) taskRow(o *store.Object, c *store.Collection, t calendar.Todo) 
 			r.Due = showTime(t.Due, v.person)
 		}
 		if !t.Closed() && t.Due.Before(v.now) {
-			r.Overdue = ptr(true)
+			r.Overdue = kit.Ptr(true)
 		}
 	}
 	if t.Priority > 0 {
-		r.Priority = ptr(t.Priority)
+		r.Priority = kit.Ptr(t.Priority)
 	}
 	return r
 }
@@ -149,12 +149,12 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 	}
 	for _, f := range fs {
 		if len(res.Tasks) == limit {
-			res.Truncated = ptr(true)
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		res.Tasks = append(res.Tasks, f.row)
 	}
-	res.LeftOut = nonZero(kept)
+	res.LeftOut = kit.NonZero(kept)
 	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
 	return res, nil
 }
@@ -200,7 +200,7 @@ func (s *Service) taskGet(ctx context.Context, acc *kit.Access, a *generated.Tas
 		res.Completed = showTime(t.Completed, v.person)
 	}
 	if t.Percent > 0 {
-		res.Percent = ptr(t.Percent)
+		res.Percent = kit.Ptr(t.Percent)
 	}
 	return res, nil
 }

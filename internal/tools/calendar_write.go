@@ -414,7 +414,7 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 		if err != nil {
 			return nil, err
 		}
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	w := &davObject{st: st, c: c, acct: acct, noun: "event", read: generated.ToolCalendarEvent}
@@ -573,7 +573,7 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *kit.Access, a *genera
 		if err != nil {
 			return nil, err
 		}
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	o, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolCalendarUpdate, what: what + " in " + w.c.Name,
@@ -874,7 +874,7 @@ func (s *Service) calendarCancel(ctx context.Context, acc *kit.Access, id string
 		if err != nil {
 			return nil, err
 		}
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	ch := &davChange{w: w, tool: generated.ToolCalendarUpdate, what: res.Action + " in " + w.c.Name, href: w.o.Href, summary: summary}

@@ -266,7 +266,7 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 		if err != nil {
 			return nil, err
 		}
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	w := &davObject{st: st, c: c, acct: acct, noun: "task", read: generated.ToolTaskGet}
@@ -317,7 +317,7 @@ func (s *Service) taskChangeAs(ctx context.Context, acc *kit.Access, id, tool, w
 	}
 	res := &generated.TaskWritten{Action: what, Outcome: outcome, List: w.c.Name, Account: w.c.Account}
 	if dryRun {
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	o, aid, warn, err := s.apply(ctx, &davChange{w: w, tool: tool, what: what + " in " + w.c.Name, href: w.o.Href, data: []byte(text), summary: summary})
@@ -382,7 +382,7 @@ func (s *Service) taskDelete(ctx context.Context, acc *kit.Access, a *generated.
 	}
 	res := &generated.TaskWritten{Action: "delete the task", Outcome: "deleted", List: w.c.Name, Account: w.c.Account}
 	if a.DryRun {
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	_, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolTaskDelete, what: "delete the task from " + w.c.Name, href: w.o.Href, summary: summary})

@@ -179,7 +179,7 @@ func keepsDAV(a *kit.Access, items []store.DAVItem) bool {
 // alone with the reason, and the undo is logged with the reverse of what it did.
 func (s *Service) undoDAV(ctx context.Context, st *store.Store, act *store.Action, id string, dryRun bool) (*generated.ActionResult, error) {
 	for _, d := range act.DAV {
-		if sc := davScope(d.Kind); !hasScope(ctx, sc) {
+		if sc := davScope(d.Kind); !kit.HasScope(ctx, sc) {
 			return nil, fmt.Errorf("action %s changed a %s; undoing it needs the scope %q too, which this connection was not granted; the person can undo it with postern undo %s", id, davNoun(d.Kind), sc, id)
 		}
 	}

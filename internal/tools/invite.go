@@ -36,7 +36,7 @@ import (
 
 // CalendarRespond implements calendar_respond and calendar_respond_commit.
 func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarRespondArgs) (*generated.Action, error) {
-	if !hasScope(ctx, generated.ScopeCalendarWrite) {
+	if !kit.HasScope(ctx, generated.ScopeCalendarWrite) {
 		return nil, errors.New(generated.ToolCalendarRespond + " writes the person's calendar as well as sending the reply, so it needs the scope " +
 			strconv.Quote(generated.ScopeCalendarWrite) + " besides " + strconv.Quote(generated.ScopeMailSend) + ", which this connection was not granted; ask the person to grant " + generated.ScopeCalendarWrite)
 	}
@@ -428,12 +428,12 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	}
 	if e.AllDay {
 		inv.Start, inv.End = e.FirstDay.Format(rowDay), e.LastDay.Format(rowDay)
-		inv.AllDay = ptr(true)
+		inv.AllDay = kit.Ptr(true)
 	} else {
 		inv.Start, inv.End = showTime(e.Start, v.person), showTime(e.End, v.person)
 	}
 	if e.RecurrenceID != "" && e.Comp.Props.Get(ical.PropRecurrenceID) != nil {
-		inv.Instance = ptr(true)
+		inv.Instance = kit.Ptr(true)
 	} else if e.Recurring {
 		inv.Recurrence = cal.Rule(e)
 	}

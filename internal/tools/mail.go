@@ -4,65 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/clean"
-	"github.com/postern-mcp/postern/internal/dispatch"
-	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/store"
 )
-
-// How much of a stranger's text one answer carries. dispatch refuses to send
-// an answer over 1 MB (answer.MaxAnswer); these cuts, each with a flag the
-// agent sees, keep every answer under it. A byte of a string takes up to seven
-// in the envelope (< is \u003c in the JSON string of the text and itself in
-// structuredContent), and the labels of 500 rows some 200 KB, so 96 KB of
-// strings stays under 1 MB whatever they hold.
-const (
-	// MaxShowText is the most body text one page of mail_show or of
-	// mail_thread's text holds: max_length's default and maximum, in bytes.
-	MaxShowText = 100000
-	// MaxHeaderText is the most header text mail_headers returns: each
-	// field's name, ": ", value and line end.
-	MaxHeaderText = 64 << 10
-	// maxListText is the most of strangers' strings one list answer holds
-	// (the rows of mail_list, mail_search, mail_thread, mail_folders,
-	// mail_senders, mail_attachments); a page stops early, with a cursor.
-	maxListText = 96 << 10
-	// maxRecipientText is the most recipients' text one message row holds.
-	maxRecipientText = 4 << 10
-	// maxShown is the most bytes a one-line string shows once cleaned
-	// (clean.MaxLine runes of at most 4 bytes): a longer stored value counts
-	// as that much.
-	maxShown = 4 * clean.MaxLine
-	// threadLimit is the most messages store.Thread reads (its LIMIT); a
-	// thread that reaches it may hold more.
-	threadLimit = 1000
-)
-
-// shown is what a string counts for against a budget.
-func shown(s string) int { return min(len(s), maxShown) }
-
-// budget counts down the strangers' text an answer may still hold.
-type budget int
-
-// take reports whether n more bytes fit, and counts them when they do; once
-// one does not, nothing more does. A list keeps its first row whatever take
-// says, so that no answer is empty because one row is long.
-func (b *budget) take(n int) bool {
-	if n > int(*b) {
-		*b = 0
-		return false
-	}
-	*b -= budget(n)
-	return true
-}
 
 // visibleNames returns the names of the accounts this connection may see.
 func (s *Service) visibleNames(ctx context.Context) ([]string, error) {
@@ -95,19 +45,6 @@ func (s *Service) scopeAccounts(ctx context.Context, account *string) ([]string,
 	return []string{n}, nil
 }
 
-func encodeCursor(id int64) string { return "c" + strconv.FormatInt(id, 36) }
-
-func decodeCursor(c *string) (int64, error) {
-	if c == nil || *c == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimPrefix(*c, "c"), 36, 64)
-	if err != nil || n <= 0 {
-		return 0, errors.New("the cursor is not one postern gave; start again without a cursor")
-	}
-	return n, nil
-}
-
 func fieldSet(fields []string) map[string]bool {
 	if len(fields) == 0 {
 		return nil
@@ -119,8 +56,6 @@ func fieldSet(fields []string) map[string]bool {
 	return m
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func addrString(a store.Address) string {
 	if a.Name == "" {
 		return a.Email
@@ -130,11 +65,11 @@ func addrString(a store.Address) string {
 
 // recipients lists as many addresses of as as fit in left, and counts the
 // others in more; once one does not fit, none of the rest is listed.
-func recipients(as []store.Address, left *budget, more *int) []string {
+func recipients(as []store.Address, left *kit.Budget, more *int) []string {
 	out := make([]string, 0, len(as))
 	for _, a := range as {
 		s := addrString(a)
-		if *more > 0 || !left.take(shown(s)) {
+		if *more > 0 || !left.Take(kit.Shown(s)) {
 			*more++
 			continue
 		}
@@ -145,13 +80,13 @@ func recipients(as []store.Address, left *budget, more *int) []string {
 
 // rowText is what a message row counts for against a list's budget.
 func rowText(m *generated.MessageRow) int {
-	n := shown(m.ID) + shown(m.Account) + shown(m.Folder) + shown(m.Date) + shown(m.From) +
-		shown(m.Subject) + shown(m.Thread) + shown(m.Withheld) + len(m.Invitation)
+	n := kit.Shown(m.ID) + kit.Shown(m.Account) + kit.Shown(m.Folder) + kit.Shown(m.Date) + kit.Shown(m.From) +
+		kit.Shown(m.Subject) + kit.Shown(m.Thread) + kit.Shown(m.Withheld) + len(m.Invitation)
 	for _, s := range m.To {
-		n += shown(s)
+		n += kit.Shown(s)
 	}
 	for _, s := range m.Cc {
-		n += shown(s)
+		n += kit.Shown(s)
 	}
 	return n
 }
@@ -225,7 +160,7 @@ func messageRow(r *store.Row, v rowView) generated.MessageRow {
 	if want("from") {
 		out.From = addrString(r.From)
 	}
-	left, more := budget(maxRecipientText), 0
+	left, more := kit.Budget(kit.MaxRecipientText), 0
 	// The person's own addresses go without saying in their mailbox, unless
 	// fields asks for the recipients by name.
 	to, cc := r.To, r.Cc
@@ -242,39 +177,39 @@ func messageRow(r *store.Row, v rowView) generated.MessageRow {
 		out.Cc = recipients(cc, &left, &more)
 	}
 	if more > 0 {
-		out.MoreRecipients = ptr(more)
+		out.MoreRecipients = kit.Ptr(more)
 	}
 	if want("subject") {
 		out.Subject = r.Subject
 	}
 	if want("flags") {
 		if r.Flags&store.FlagSeen == 0 {
-			out.Unread = ptr(true)
+			out.Unread = kit.Ptr(true)
 		}
 		if r.Flags&store.FlagFlagged != 0 {
-			out.Flagged = ptr(true)
+			out.Flagged = kit.Ptr(true)
 		}
 		if r.Flags&store.FlagAnswered != 0 {
-			out.Answered = ptr(true)
+			out.Answered = kit.Ptr(true)
 		}
 	}
 	if want("size") {
-		out.Size = ptr(int(r.Size))
+		out.Size = kit.Ptr(int(r.Size))
 	}
 	if want("attachments") && len(r.Attachments) > 0 {
-		out.Attachments = ptr(len(r.Attachments))
+		out.Attachments = kit.Ptr(len(r.Attachments))
 	}
 	if r.Forged {
-		out.Forged = ptr(true)
+		out.Forged = kit.Ptr(true)
 	}
 	if r.Withheld != "" {
 		out.Withheld = r.Withheld
 	}
 	if r.List {
-		out.List = ptr(true)
+		out.List = kit.Ptr(true)
 	}
 	if r.OneClick {
-		out.OneClick = ptr(true)
+		out.OneClick = kit.Ptr(true)
 	}
 	if r.Invitation != "" {
 		out.Invitation = r.Invitation
@@ -284,7 +219,7 @@ func messageRow(r *store.Row, v rowView) generated.MessageRow {
 			out.Thread = store.EncodeID(r.ThreadID)
 		}
 		if r.ThreadSize > 0 {
-			out.ThreadSize = ptr(r.ThreadSize)
+			out.ThreadSize = kit.Ptr(r.ThreadSize)
 		}
 	}
 	return out
@@ -320,7 +255,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 		if err != nil {
 			return nil, err
 		}
-		return &generated.MessageList{Count: &n, LeftOut: nonZero(leftOut), SyncedAt: s.syncedAt(ctx, f.Accounts)}, nil
+		return &generated.MessageList{Count: &n, LeftOut: kit.NonZero(leftOut), SyncedAt: s.syncedAt(ctx, f.Accounts)}, nil
 	}
 	rows, more, err := st.Messages(ctx, f)
 	if err != nil {
@@ -333,11 +268,11 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 			break
 		}
 	}
-	res := &generated.MessageList{Messages: make([]generated.MessageRow, 0, len(rows)), LeftOut: nonZero(leftOut)}
-	left := budget(maxListText)
+	res := &generated.MessageList{Messages: make([]generated.MessageRow, 0, len(rows)), LeftOut: kit.NonZero(leftOut)}
+	left := kit.Budget(kit.MaxListText)
 	for i, r := range rows {
 		m := messageRow(r, v)
-		if !left.take(rowText(&m)) && i > 0 {
+		if !left.Take(rowText(&m)) && i > 0 {
 			// The page ends here; the next one starts after the last row shown.
 			rows, more = rows[:i], true
 			break
@@ -345,7 +280,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 		res.Messages = append(res.Messages, m)
 	}
 	if more && len(rows) > 0 {
-		res.NextCursor = encodeCursor(rows[len(rows)-1].ID)
+		res.NextCursor = kit.EncodeCursor(rows[len(rows)-1].ID)
 	}
 	groupThreads(res.Messages)
 	res.SyncedAt = s.syncedAt(ctx, f.Accounts)
@@ -381,7 +316,7 @@ func (s *Service) MailList(ctx context.Context, a *generated.MailListArgs) (*gen
 	if err != nil {
 		return nil, err
 	}
-	before, err := decodeCursor(a.Cursor)
+	before, err := kit.DecodeCursor(a.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -392,34 +327,11 @@ func (s *Service) MailList(ctx context.Context, a *generated.MailListArgs) (*gen
 	return s.page(ctx, f, a.Fields, a.CountOnly)
 }
 
-func hasScope(ctx context.Context, scope string) bool {
-	for _, s := range dispatch.InfoFrom(ctx).Scopes {
-		if s == scope {
-			return true
-		}
-	}
-	return false
-}
-
-// searchesBodies says whether the grant widens searches to body words and attachment names: a
-// granted scope the catalog marks searches_bodies.
-func searchesBodies(ctx context.Context) bool {
-	for _, sc := range generated.Scopes {
-		if sc.SearchesBodies && hasScope(ctx, sc.Name) {
-			return true
-		}
-	}
-	return false
-}
-
-// now is the clock relative dates are read against (tests replace it).
-var now = time.Now
-
 // parseQuery reads a search, refusing the operators that look at what this connection's
 // scopes do not show: header: and list: (read:headers), body: (read:bodies). The search is
 // not quoted back then: its words may be what the scope hides.
 func (s *Service) parseQuery(ctx context.Context, q string) (*search.Query, error) {
-	parsed, err := search.Parse(q, now().UTC())
+	parsed, err := search.Parse(q, kit.Clock().UTC())
 	if err != nil {
 		return nil, fmt.Errorf("the search %q cannot be read: %v", q, err)
 	}
@@ -428,7 +340,7 @@ func (s *Service) parseQuery(ctx context.Context, q string) (*search.Query, erro
 		need        bool
 		scope, what string
 	}{{headers, generated.ScopeReadHeaders, "header: and list: look at header fields"}, {bodies, generated.ScopeReadBodies, "body: looks at message text"}} {
-		if n.need && !hasScope(ctx, n.scope) {
+		if n.need && !kit.HasScope(ctx, n.scope) {
 			return nil, fmt.Errorf("the search uses an operator this connection may not: %s, which the scope %q shows, and it was not granted", n.what, n.scope)
 		}
 	}
@@ -448,19 +360,12 @@ func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (
 	if err := resolveQueryAccounts(q, accts); err != nil {
 		return nil, err
 	}
-	before, err := decodeCursor(a.Cursor)
+	before, err := kit.DecodeCursor(a.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	f := &store.Filter{Accounts: accts, Query: q, Bodies: searchesBodies(ctx), Threads: a.Threads, Before: before, Limit: a.Limit}
+	f := &store.Filter{Accounts: accts, Query: q, Bodies: kit.SearchesBodies(ctx), Threads: a.Threads, Before: before, Limit: a.Limit}
 	return s.page(ctx, f, a.Fields, a.CountOnly)
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // MailFolders implements mail_folders.
@@ -489,14 +394,14 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 	if err != nil {
 		return nil, err
 	}
-	res := &generated.FolderList{Folders: make([]generated.FolderInfo, 0, len(stats)), LeftOut: nonZero(leftOut)}
-	left := budget(maxListText)
+	res := &generated.FolderList{Folders: make([]generated.FolderInfo, 0, len(stats)), LeftOut: kit.NonZero(leftOut)}
+	left := kit.Budget(kit.MaxListText)
 	for i, x := range stats {
 		if acc.KeepsFolder(x.Account, x.Name) {
 			continue // a closed project's own folder: its name is the project's too
 		}
-		if !left.take(shown(x.Account)+shown(x.Name)+len(x.Role)) && i > 0 {
-			res.Truncated = ptr(true)
+		if !left.Take(kit.Shown(x.Account)+kit.Shown(x.Name)+len(x.Role)) && i > 0 {
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		res.Folders = append(res.Folders, generated.FolderInfo{Account: x.Account, Name: x.Name, Role: x.Role, Total: x.Total, Unread: x.Unread})
@@ -512,8 +417,8 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 		return nil, err
 	}
 	// The folder is found by the store, as mail_list's (store.FolderError).
-	f := &store.Filter{Accounts: accts, Folder: deref(a.Folder), Bodies: searchesBodies(ctx)}
-	if q := deref(a.Query); q != "" {
+	f := &store.Filter{Accounts: accts, Folder: kit.Deref(a.Folder), Bodies: kit.SearchesBodies(ctx)}
+	if q := kit.Deref(a.Query); q != "" {
 		if f.Query, err = s.parseQuery(ctx, q); err != nil {
 			return nil, err
 		}
@@ -540,12 +445,12 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 	if err != nil {
 		return nil, err
 	}
-	res := &generated.SenderList{Senders: make([]generated.SenderInfo, 0, len(senders)), LeftOut: nonZero(leftOut)}
-	left := budget(maxListText)
+	res := &generated.SenderList{Senders: make([]generated.SenderInfo, 0, len(senders)), LeftOut: kit.NonZero(leftOut)}
+	left := kit.Budget(kit.MaxListText)
 	for i, x := range senders {
 		latest := x.Latest.Format(time.RFC3339)
-		if !left.take(shown(x.Key)+shown(x.Name)+len(latest)) && i > 0 {
-			res.Truncated = ptr(true)
+		if !left.Take(kit.Shown(x.Key)+kit.Shown(x.Name)+len(latest)) && i > 0 {
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		res.Senders = append(res.Senders, generated.SenderInfo{Sender: x.Key, Name: x.Name, Messages: x.Messages, Unread: x.Unread, Latest: latest})
@@ -593,17 +498,9 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 	return st, r, nil
 }
 
-// nonZero is n, or nil when n is 0 (an optional count present only when it says something).
-func nonZero(n int) *int {
-	if n == 0 {
-		return nil
-	}
-	return &n
-}
-
 // MailThread implements mail_thread; with text, threadText (thread.go).
 func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (*generated.Thread, error) {
-	if a.Text && !hasScope(ctx, generated.ScopeReadBodies) {
+	if a.Text && !kit.HasScope(ctx, generated.ScopeReadBodies) {
 		return nil, errors.New(generated.ToolMailThread + " with text needs the scope " + strconv.Quote(generated.ScopeReadBodies) + ", which this connection was not granted; call it without text, or ask the person to grant " + generated.ScopeReadBodies)
 	}
 	st, r, err := s.message(ctx, a.ID)
@@ -624,18 +521,18 @@ func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (
 		return res, err
 	}
 	res := &generated.Thread{Thread: store.EncodeID(r.ThreadID), Messages: make([]generated.MessageRow, 0, len(rows))}
-	left := budget(maxListText)
+	left := kit.Budget(kit.MaxListText)
 	for i, x := range rows {
 		m := messageRow(x, v)
-		if !left.take(rowText(&m)) && i > 0 {
-			res.Truncated = ptr(true)
+		if !left.Take(rowText(&m)) && i > 0 {
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		m.Thread = "" // the answer says it once
 		res.Messages = append(res.Messages, m)
 	}
-	if len(rows) >= threadLimit {
-		res.Truncated = ptr(true)
+	if len(rows) >= kit.ThreadLimit {
+		res.Truncated = kit.Ptr(true)
 	}
 	res.SyncedAt = s.syncedAt(ctx, accts)
 	return res, nil
@@ -661,11 +558,11 @@ func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs)
 		return nil, err
 	}
 	res := &generated.HeaderList{ID: a.ID, Headers: make([]generated.HeaderField, 0, min(len(b.Headers), 1024))}
-	left := budget(MaxHeaderText)
+	left := kit.Budget(MaxHeaderText)
 	for _, h := range b.Headers {
 		// A field counts as written: name, ": ", value, CRLF.
-		if !left.take(shown(h.Name) + shown(h.Value) + 4) {
-			res.Truncated = ptr(true)
+		if !left.Take(kit.Shown(h.Name) + kit.Shown(h.Value) + 4) {
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		res.Headers = append(res.Headers, generated.HeaderField{Name: h.Name, Value: h.Value})
@@ -689,166 +586,12 @@ func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*gen
 		res.Text = "[postern withholds this message's text: " + r.Withheld + ". The person can read it in their mail program.]"
 		return res, nil
 	}
-	p, err := textPage(b.Text, "message", a.Offset, a.MaxLength, b.Truncated)
+	p, err := kit.TextPage(b.Text, "message", a.Offset, a.MaxLength, b.Truncated)
 	if err != nil {
 		return nil, err
 	}
-	res.Text, res.NextOffset, res.Length, res.Truncated = p.text, p.next, p.length, p.truncated
+	res.Text, res.NextOffset, res.Length, res.Truncated = p.Text, p.Next, p.Length, p.Truncated
 	return res, nil
-}
-
-// textPart is one page of a text as the reading tools give it: the text, where the next page
-// starts (nil on the last), the whole length (when there are several pages), and whether the
-// whole text is not here.
-type textPart struct {
-	text      string
-	next      *int
-	length    *int
-	truncated *bool
-}
-
-// textPage is the page of text (of a message, a note, an attachment: what) from offset of at
-// most maxLength bytes (0: the default); cut says the stored text itself was cut short.
-func textPage(text, what string, offset, maxLength int, cut bool) (textPart, error) {
-	if offset > len(text) {
-		return textPart{}, fmt.Errorf("offset %d is past the end of this %s's text (%d bytes); start again at 0", offset, what, len(text))
-	}
-	t, next := pageText(text, offset, pageLength(maxLength))
-	p := textPart{text: t}
-	if next < len(text) {
-		p.next = ptr(next)
-	}
-	if next < len(text) || offset > 0 {
-		p.length = ptr(len(text))
-	}
-	if next < len(text) || cut {
-		p.truncated = ptr(true)
-	}
-	return p, nil
-}
-
-// pageLength is max_length as given, or its default, within MaxShowText.
-func pageLength(n int) int {
-	if n <= 0 || n > MaxShowText {
-		return MaxShowText
-	}
-	return n
-}
-
-// pageText returns the page of s that starts at offset and takes at most n
-// bytes, and where the next page starts (len(s) after the last). Pages never
-// split a character or a masked span (mask's markers, which the store holds
-// where secrets were): an offset inside one starts at its beginning. A page
-// ends where the boundary's cleaning (which trims blank lines and spaces at
-// a text's ends, and drops joiners left alone) changes neither side: before
-// a space that ends a word in its last eighth when there is one, else
-// between two characters that are neither spaces nor a joiner, a selector or
-// a combining mark. So the pages of a text, each from the one before's next
-// offset, show the text, every character once.
-func pageText(s string, offset, n int) (string, int) {
-	offset = spanStart(s, min(max(offset, 0), len(s)))
-	if offset+n >= len(s) {
-		return s[offset:], len(s)
-	}
-	end := pageEnd(s, offset, offset+n)
-	return s[offset:end], end
-}
-
-// pageEnd is where a page that starts at from and may run to limit
-// (< len(s)) ends: see pageText. It is always past from.
-func pageEnd(s string, from, limit int) int {
-	floor := max(from+1, limit-(limit-from)/8)
-	for e := limit; e >= floor; e-- {
-		if s[e] == ' ' && !isSpaceBefore(s, e) && spanStart(s, e) == e {
-			return e
-		}
-	}
-	for e := limit; e > from && e > limit-4096; e-- {
-		if utf8.RuneStart(s[e]) && seamAt(s, e) && spanStart(s, e) == e {
-			return e
-		}
-	}
-	for e := limit; e > from; e-- { // only spaces and joiners near the end: any character's edge
-		if utf8.RuneStart(s[e]) && spanStart(s, e) == e {
-			return e
-		}
-	}
-	// A span (or a character) longer than the page: take it whole.
-	if e := spanEnd(s, from); e > from {
-		return e
-	}
-	_, size := utf8.DecodeRuneInString(s[from:])
-	return from + size
-}
-
-func isSpaceBefore(s string, e int) bool {
-	r, _ := utf8.DecodeLastRuneInString(s[:e])
-	return unicode.IsSpace(r)
-}
-
-// seamAt reports whether a page may end at s[e] with the cleaning of
-// either page changing nothing there.
-func seamAt(s string, e int) bool {
-	before, _ := utf8.DecodeLastRuneInString(s[:e])
-	after, _ := utf8.DecodeRuneInString(s[e:])
-	return !unicode.IsSpace(before) && !unicode.IsSpace(after) && !contextual(before) && !contextual(after) &&
-		!unicode.In(after, unicode.Mn, unicode.Me, unicode.Mc)
-}
-
-// contextual: the characters clean keeps or drops by their neighbours
-// (joiners, variation selectors, tag characters).
-func contextual(r rune) bool {
-	return r == '\u200c' || r == '\u200d' || (r >= '\ufe00' && r <= '\ufe0f') || (r >= 0x180b && r <= 0x180f) ||
-		(r >= 0xe0000 && r <= 0xe007f) || (r >= 0xe0100 && r <= 0xe01ef)
-}
-
-// maskMarkers are how the masked spans the store holds begin; each ends at
-// the first "]" after its beginning.
-var maskMarkers = []string{mask.HiddenCode, mask.HiddenLink, mask.HiddenPassword, mask.HiddenKey, mask.CardPrefix, mask.IBANPrefix, mask.NIRPrefix, mask.WithheldPrefix}
-
-// maxMarker is the longest a marker is: mask.WithheldPrefix, a reason, "]".
-const maxMarker = 200
-
-// spanStart moves i back to the start of the character, and of the masked
-// span, it falls in.
-func spanStart(s string, i int) int {
-	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	from := max(0, i-maxMarker)
-	for j := strings.LastIndexByte(s[from:i], '['); j >= 0; j = strings.LastIndexByte(s[from:from+j], '[') {
-		at := from + j
-		if e := markerEnd(s, at); e > i {
-			return at
-		}
-		if j == 0 {
-			break
-		}
-	}
-	return i
-}
-
-// spanEnd is the end of the masked span starting at i (i itself if none).
-func spanEnd(s string, i int) int {
-	if e := markerEnd(s, i); e > i {
-		return e
-	}
-	return i
-}
-
-// markerEnd is the end of the mask marker at s[i:], or -1.
-func markerEnd(s string, i int) int {
-	for _, m := range maskMarkers {
-		if strings.HasPrefix(s[i:], m) {
-			if m[len(m)-1] == ']' {
-				return i + len(m)
-			}
-			if e := strings.IndexByte(s[i+len(m):min(len(s), i+maxMarker)], ']'); e >= 0 {
-				return i + len(m) + e + 1
-			}
-		}
-	}
-	return -1
 }
 
 // MailAttachments implements mail_attachments.
@@ -858,10 +601,10 @@ func (s *Service) MailAttachments(ctx context.Context, a *generated.MailAttachme
 		return nil, err
 	}
 	res := &generated.AttachmentList{ID: a.ID, Attachments: make([]generated.AttachmentInfo, 0, len(r.Attachments))}
-	left := budget(maxListText)
+	left := kit.Budget(kit.MaxListText)
 	for i, x := range r.Attachments {
-		if !left.take(shown(x.Name)+shown(x.ContentType)) && i > 0 {
-			res.Truncated = ptr(true)
+		if !left.Take(kit.Shown(x.Name)+kit.Shown(x.ContentType)) && i > 0 {
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		res.Attachments = append(res.Attachments, generated.AttachmentInfo{Name: x.Name, Type: x.ContentType, Size: int(x.Size)})
@@ -903,3 +646,9 @@ func (s *Service) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*gen
 	}
 	return res, nil
 }
+
+// MaxShowText and MaxHeaderText are kit's, named here for the tests of the command line.
+const (
+	MaxShowText   = kit.MaxShowText
+	MaxHeaderText = kit.MaxHeaderText
+)

@@ -124,7 +124,7 @@ func (ns *noteSet) folderByName(name, what string) (notes.Folder, error) {
 	if near := search.Nearest(name, names); len(near) > 0 {
 		return notes.Folder{}, errors.New(msg + "the nearest: " + strings.Join(near, ", "))
 	}
-	return notes.Folder{}, errors.New(msg + "the notes folders are " + strings.Join(names[:min(len(names), maxListed)], ", ") + " (" + what + " takes one of them)")
+	return notes.Folder{}, errors.New(msg + "the notes folders are " + strings.Join(names[:min(len(names), kit.MaxListed)], ", ") + " (" + what + " takes one of them)")
 }
 
 // visibleDirs lists, in id form, the notes folders and every folder that holds a note this
@@ -193,10 +193,10 @@ func noFolder(folder string, dirs map[string]bool) error {
 		return errors.New(msg + "; the nearest: " + strings.Join(near, ", "))
 	}
 	more := ""
-	if len(names) > maxListed {
+	if len(names) > kit.MaxListed {
 		more = ", …"
 	}
-	return errors.New(msg + "; the folders are " + strings.Join(names[:min(len(names), maxListed)], ", ") + more)
+	return errors.New(msg + "; the folders are " + strings.Join(names[:min(len(names), kit.MaxListed)], ", ") + more)
 }
 
 // noteWords reads notes_find's query: words, "phrases", -excluded words, the last word a
@@ -205,7 +205,7 @@ func noteWords(q string) ([]search.Term, error) {
 	if strings.TrimSpace(q) == "" {
 		return nil, nil
 	}
-	parsed, err := search.Parse(q, now().UTC())
+	parsed, err := search.Parse(q, kit.Clock().UTC())
 	if err != nil {
 		return nil, fmt.Errorf("the search %q cannot be read: %v", q, err)
 	}
@@ -257,7 +257,7 @@ func noteRow(f notes.Folder, n *store.Note) generated.NoteRow {
 		Size:     int(n.Size),
 	}
 	if n.Truncated {
-		row.Truncated = ptr(true)
+		row.Truncated = kit.Ptr(true)
 	}
 	return row
 }
@@ -273,7 +273,7 @@ func (ns *noteSet) folderOf(root string) notes.Folder {
 
 // NotesFind implements notes_find.
 func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*generated.NoteList, error) {
-	terms, err := noteWords(deref(a.Query))
+	terms, err := noteWords(kit.Deref(a.Query))
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +297,7 @@ func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	scopes, err := ns.scopeOf(deref(a.Folder), visibleDirs(ns, heads, acc))
+	scopes, err := ns.scopeOf(kit.Deref(a.Folder), visibleDirs(ns, heads, acc))
 	if err != nil {
 		return nil, err
 	}
@@ -309,19 +309,19 @@ func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*g
 			leftOut++
 		}
 	}
-	f := &store.NoteFilter{Scopes: scopes, Terms: terms, Text: searchesBodies(ctx), AfterMTime: afterM, AfterID: afterID, Limit: a.Limit}
+	f := &store.NoteFilter{Scopes: scopes, Terms: terms, Text: kit.SearchesBodies(ctx), AfterMTime: afterM, AfterID: afterID, Limit: a.Limit}
 	found, more, err := ns.st.FindNotes(ctx, f, func(n *store.Note) bool { return acc.KeepsNote(n.Root, n.Path, n.Title) })
 	if err != nil {
 		return nil, err
 	}
 	res := &generated.NoteList{Notes: make([]generated.NoteRow, 0, len(found)), Problems: ns.problems}
 	if leftOut > 0 {
-		res.LeftOut = ptr(leftOut)
+		res.LeftOut = kit.Ptr(leftOut)
 	}
-	left := budget(maxListText)
+	left := kit.Budget(kit.MaxListText)
 	for i, n := range found {
 		row := noteRow(ns.folderOf(n.Root), n)
-		if !left.take(shown(row.Path)+shown(row.Title)+shown(row.Folder)) && i > 0 {
+		if !left.Take(kit.Shown(row.Path)+kit.Shown(row.Title)+kit.Shown(row.Folder)) && i > 0 {
 			found, more = found[:i], true
 			break
 		}
@@ -369,11 +369,11 @@ func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*gen
 		res.Withheld = n.Withheld
 		return res, nil
 	}
-	p, err := textPage(n.Text, "note", a.Offset, a.MaxLength, n.Truncated)
+	p, err := kit.TextPage(n.Text, "note", a.Offset, a.MaxLength, n.Truncated)
 	if err != nil {
 		return nil, err
 	}
-	res.Text, res.NextOffset, res.Length, res.Truncated = p.text, p.next, p.length, p.truncated
+	res.Text, res.NextOffset, res.Length, res.Truncated = p.Text, p.Next, p.Length, p.Truncated
 	return res, nil
 }
 
@@ -383,7 +383,7 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 	if err != nil {
 		return nil, err
 	}
-	text := deref(a.Text)
+	text := kit.Deref(a.Text)
 	if strings.ContainsRune(text, 0) {
 		return nil, errors.New("the text holds a NUL character, which a Markdown file cannot; remove it")
 	}
@@ -400,12 +400,12 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 		return nil, err
 	}
 	f := ns.folders[0]
-	if nf := deref(a.NotesFolder); nf != "" {
+	if nf := kit.Deref(a.NotesFolder); nf != "" {
 		if f, err = ns.folderByName(nf, "notes_folder"); err != nil {
 			return nil, err
 		}
 	}
-	dir, err := noteSubdir(ctx, ns, f, deref(a.Folder), acc)
+	dir, err := noteSubdir(ctx, ns, f, kit.Deref(a.Folder), acc)
 	if err != nil {
 		return nil, err
 	}

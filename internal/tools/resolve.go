@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"strings"
 
 	"github.com/postern-mcp/postern/generated"
@@ -16,9 +17,6 @@ import (
 // given and never looks at hidden accounts, so that a hidden account and one
 // that does not exist get the same answer. Folder names are found by the
 // store (store.FolderError), among the accounts found here.
-
-// maxListed is the most account names an error lists.
-const maxListed = 10
 
 // searchAccounts is visibleNames for a tool that reads mail: an error when
 // there is no account to read.
@@ -63,9 +61,9 @@ func findAccount(name string, visible []string, what string) (string, error) {
 	if near := search.Nearest(name, visible); len(near) > 0 {
 		return "", errors.New(msg + "; the nearest: " + strings.Join(near, ", "))
 	}
-	listed := visible[:min(len(visible), maxListed)]
+	listed := visible[:min(len(visible), kit.MaxListed)]
 	more := ""
-	if len(visible) > maxListed {
+	if len(visible) > kit.MaxListed {
 		more = ", …"
 	}
 	return "", errors.New(msg + "; the accounts you can use: " + strings.Join(listed, ", ") + more + " (the " + generated.ToolStatus + " tool lists them)")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"slices"
 	"sort"
 	"strings"
@@ -29,7 +30,7 @@ func (s *Service) loadRules() ([]generated.Rule, error) { return rules.Load(s.ru
 // needScopes refuses a rule whose conditions look at what this connection may not see.
 func needScopes(ctx context.Context, r generated.Rule, what string) error {
 	for _, sc := range rules.NeedsOf(r).Scopes() {
-		if !hasScope(ctx, sc) {
+		if !kit.HasScope(ctx, sc) {
 			return fmt.Errorf("the rule looks at what the scope %q shows, which this connection was not granted, so it cannot be %s here; ask the person to grant it, or drop those conditions", sc, what)
 		}
 	}
@@ -41,7 +42,7 @@ func needScopes(ctx context.Context, r generated.Rule, what string) error {
 // in a body.
 func redact(ctx context.Context, r generated.Rule) generated.Rule {
 	for _, sc := range rules.NeedsOf(r).Scopes() {
-		if !hasScope(ctx, sc) {
+		if !kit.HasScope(ctx, sc) {
 			r.Match = fmt.Sprintf("(hidden: it looks at what %s shows)", sc)
 		}
 	}
@@ -185,7 +186,7 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 	if err != nil || scopeErr != nil {
 		return res, nil // nothing to run: the problems say why
 	}
-	st, base, leftOut, err := s.ruleBase(ctx, deref(a.Folder), nil)
+	st, base, leftOut, err := s.ruleBase(ctx, kit.Deref(a.Folder), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 	for _, row := range rows {
 		res.Messages = append(res.Messages, messageRow(row, rowView{own: v}))
 	}
-	res.LeftOut = nonZero(leftOut)
+	res.LeftOut = kit.NonZero(leftOut)
 	return res, nil
 }
 
@@ -272,7 +273,7 @@ func (s *Service) RulesCoverage(ctx context.Context, a *generated.RulesCoverageA
 		}
 	}
 	res.Rules = counts
-	res.LeftOut = nonZero(leftOut)
+	res.LeftOut = kit.NonZero(leftOut)
 	for sender, n := range unmatched {
 		res.UnmatchedSenders = append(res.UnmatchedSenders, generated.SenderCount{Sender: sender, Messages: n})
 	}

@@ -191,7 +191,7 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 		row := generated.AccountStatus{Name: a.Name, Kind: a.Kind, Server: a.Server, User: a.User, TLS: a.TLS, Path: a.Path,
 			Caldav: shownURL(a.CalDAV), Carddav: shownURL(a.CardDAV)}
 		if x, ok := stats[a.Name]; ok {
-			row.Messages = ptr(x.Messages)
+			row.Messages = kit.Ptr(x.Messages)
 			row.LastError = x.LastError
 			row.Warnings = x.Warnings
 			if !x.LastSync.IsZero() {

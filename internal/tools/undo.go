@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"os"
 	"slices"
 	"strings"
@@ -107,7 +108,7 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 	}
 	log.Accounts = act.Accounts
 	if a.DryRun {
-		res.DryRun = ptr(true)
+		res.DryRun = kit.Ptr(true)
 		if err := s.shortAnswer(ctx, st, res, all, log); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 	"io"
 	"net/http"
 	"net/url"
@@ -127,7 +128,7 @@ func postOneClick(ctx context.Context, account, uri string) (*generated.Unsubscr
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	res := &generated.UnsubscribeResult{Method: methodOneClick, Account: account, To: "POST " + shown, Status: ptr(resp.StatusCode)}
+	res := &generated.UnsubscribeResult{Method: methodOneClick, Account: account, To: "POST " + shown, Status: kit.Ptr(resp.StatusCode)}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		res.Outcome = "accepted"
