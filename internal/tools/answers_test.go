@@ -3,11 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 	"strings"
 	"testing"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // TestShortAnswerHostile: however long and however escaped the strings of 500 rows (subjects,

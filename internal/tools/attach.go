@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 	"io/fs"
 	"net/url"
 	"os"
@@ -25,6 +24,7 @@ import (
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // What the attachment tools read of one attachment.
@@ -220,15 +220,15 @@ func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttac
 		limit -= len(dir) + 1
 	}
 	name := cleanFileName(part.Name, part.ContentType, a.N, limit)
-	if _, err := pathsafe.Join(root, joinRel(dir, name)); err != nil {
+	if _, err := pathsafe.Join(root, kit.JoinRel(dir, name)); err != nil {
 		// Should pathsafe still refuse the cleaned name, it takes the plain one.
 		if plain := fallbackName(part.ContentType, a.N); plain != name {
-			if _, err := pathsafe.Join(root, joinRel(dir, plain)); err == nil {
+			if _, err := pathsafe.Join(root, kit.JoinRel(dir, plain)); err == nil {
 				name = plain
 			}
 		}
 	}
-	file, final, err := pathsafe.Create(root, joinRel(dir, name))
+	file, final, err := pathsafe.Create(root, kit.JoinRel(dir, name))
 	if err != nil {
 		return nil, fmt.Errorf("cannot save the attachment: %s", strings.TrimPrefix(err.Error(), "pathsafe: "))
 	}
@@ -245,13 +245,6 @@ func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttac
 		res.NameSent = part.Name
 	}
 	return res, nil
-}
-
-func joinRel(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // saveSubdir checks dir, a folder below root that the agent named, and returns it with "/"
@@ -323,7 +316,7 @@ func cleanFileName(sent, ctype string, n, limit int) string {
 		name += ".eml"
 	}
 	stem, _, _ := strings.Cut(name, ".")
-	if deviceNames[strings.ToUpper(strings.TrimRight(stem, " "))] {
+	if kit.DeviceNames[strings.ToUpper(strings.TrimRight(stem, " "))] {
 		name = "_" + name
 	}
 	if len(name) > limit {
@@ -348,16 +341,6 @@ func cleanFileName(sent, ctype string, n, limit int) string {
 // reservedChars are the characters a file name may not hold on some system postern's files
 // may be copied to.
 const reservedChars = `/\:*?"<>|`
-
-// deviceNames are the names Windows keeps for devices, whatever their extension (pathsafe
-// refuses them; cleanFileName puts a "_" before them).
-var deviceNames = func() map[string]bool {
-	m := map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true, "CONIN$": true, "CONOUT$": true, "CLOCK$": true}
-	for _, d := range []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³"} {
-		m["COM"+d], m["LPT"+d] = true, true
-	}
-	return m
-}()
 
 // fallbackName is the name of an attachment whose own is empty or unusable.
 func fallbackName(ctype string, n int) string {

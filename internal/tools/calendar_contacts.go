@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 func contactCard(o *store.Object) (vcard.Card, bool) { return contact.Parse(o.Data) }

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 	"sort"
 	"strconv"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 var taskStatuses = map[string]string{"NEEDS-ACTION": "needs-action", "IN-PROCESS": "in-process", "COMPLETED": "completed", "CANCELLED": "cancelled"}

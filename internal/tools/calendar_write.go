@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/postern-mcp/postern/internal/mask"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -39,6 +38,7 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // writeAccount is the account of collection c, if postern may write to c.

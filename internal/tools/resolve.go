@@ -3,11 +3,11 @@ package tools
 import (
 	"context"
 	"errors"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 	"strings"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/search"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // An account an agent names is found among the accounts this connection may

@@ -3,11 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/mailparse"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // threadText answers mail_thread with text: every message of the thread

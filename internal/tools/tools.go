@@ -6,7 +6,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,7 +15,10 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	srcnotes "github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/notes"
 	"github.com/postern-mcp/postern/internal/tools/view"
 )
 
@@ -38,6 +40,10 @@ type Service struct {
 	mu    sync.Mutex
 	views *view.Opener // made from the fields above at first use
 	k     *kit.Kit     // made from the fields above at first use
+
+	// The domains, one per catalog file (package doc): each implements its interface of
+	// generated.Handlers over the kit, set at the first view.
+	notes.Notes
 }
 
 // kit returns what the domain packages share, made from the fields at first use.
@@ -46,6 +52,7 @@ func (s *Service) kit() *kit.Kit {
 	defer s.mu.Unlock()
 	if s.k == nil {
 		s.k = &kit.Kit{Version: s.Version, Config: s.Config, SaveDir: s.SaveDir, Sync: s.Sync}
+		s.Notes.Kit = s.k
 	}
 	return s.k
 }
@@ -68,7 +75,16 @@ func (s *Service) opener() *view.Opener {
 // describes, which every handler reads what it may see from. Besides dispatch, only the
 // entry points that are not tools call it (resources, and what the person runs: rules at
 // sync, notes indexing, Sieve push, project holds).
-func (s *Service) OpenView(ctx context.Context) context.Context { return s.opener().Open(ctx) }
+func (s *Service) OpenView(ctx context.Context) context.Context {
+	s.kit() // the domains' kit, before any of them runs
+	return s.opener().Open(ctx)
+}
+
+// RefreshNotes indexes the configured notes folders, as every notes tool does first; postern
+// sync calls it. It returns nil and no error when no notes folder is configured.
+func (s *Service) RefreshNotes(ctx context.Context) (*srcnotes.Result, []string, error) {
+	return s.Notes.RefreshNotes(s.OpenView(ctx)) // not a tool: it opens its own view
+}
 
 // store returns the store through the call's view; without one, ErrNoView.
 func (s *Service) store(ctx context.Context) (*store.Store, error) {

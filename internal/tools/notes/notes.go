@@ -1,10 +1,11 @@
-package tools
+// Package notes serves the tools of catalog/notes.yaml: notes_find, note_read and note_add
+// over the notes folders the configuration names, indexed afresh at each call.
+package notes
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/postern-mcp/postern/internal/tools/kit"
 	"io/fs"
 	"os"
 	"path"
@@ -23,9 +24,15 @@ import (
 	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/pathsafe"
 	"github.com/postern-mcp/postern/internal/search"
-	"github.com/postern-mcp/postern/internal/source/notes"
+	srcnotes "github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
+
+// Notes implements generated.NotesHandlers.
+type Notes struct{ *kit.Kit }
+
+var _ generated.NotesHandlers = (*Notes)(nil)
 
 // Bounds of what an agent writes with note_add.
 const (
@@ -44,14 +51,14 @@ var notesRefresh sync.Mutex
 // noteSet is what a notes call works on: the configured folders, freshly indexed.
 type noteSet struct {
 	st       *store.Store
-	folders  []notes.Folder
+	folders  []srcnotes.Folder
 	problems []string
 }
 
 // notes reads the [notes] configuration and refreshes the index of its folders, so that the
 // answer shows them as they are now. A refresh that fails (the store busy with a sync) leaves
 // the index as it was, and the answer says so.
-func (s *Service) notes(ctx context.Context) (*noteSet, error) {
+func (s *Notes) notes(ctx context.Context) (*noteSet, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return nil, err
@@ -63,13 +70,13 @@ func (s *Service) notes(ctx context.Context) (*noteSet, error) {
 		}
 		return nil, fmt.Errorf("no notes folder is configured; the person adds [notes] folder = \"~/Notes\" to %s", s.Config.Path())
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	set := &noteSet{st: st, folders: notes.Folders(roots), problems: problems}
+	set := &noteSet{st: st, folders: srcnotes.Folders(roots), problems: problems}
 	notesRefresh.Lock()
-	res, err := notes.Refresh(ctx, st, set.folders)
+	res, err := srcnotes.Refresh(ctx, st, set.folders)
 	notesRefresh.Unlock()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -84,9 +91,8 @@ func (s *Service) notes(ctx context.Context) (*noteSet, error) {
 }
 
 // RefreshNotes indexes the configured notes folders, as every notes tool does first; postern
-// sync calls it. It returns nil and no error when no notes folder is configured.
-func (s *Service) RefreshNotes(ctx context.Context) (*notes.Result, []string, error) {
-	ctx = s.OpenView(ctx) // not a tool: it opens its own view
+// sync calls it (through tools.Service, which opens its view). It returns nil and no error when no notes folder is configured.
+func (s *Notes) RefreshNotes(ctx context.Context) (*srcnotes.Result, []string, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return nil, nil, err
@@ -95,19 +101,19 @@ func (s *Service) RefreshNotes(ctx context.Context) (*notes.Result, []string, er
 	if len(roots) == 0 {
 		return nil, problems, nil
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, problems, err
 	}
 	notesRefresh.Lock()
 	defer notesRefresh.Unlock()
-	res, err := notes.Refresh(ctx, st, notes.Folders(roots))
+	res, err := srcnotes.Refresh(ctx, st, srcnotes.Folders(roots))
 	return res, problems, err
 }
 
 // folderByName finds the notes folder an agent named: exactly, else ignoring case; an error
 // naming the nearest otherwise. what names the argument.
-func (ns *noteSet) folderByName(name, what string) (notes.Folder, error) {
+func (ns *noteSet) folderByName(name, what string) (srcnotes.Folder, error) {
 	var names []string
 	for _, f := range ns.folders {
 		if f.Name == name {
@@ -122,9 +128,9 @@ func (ns *noteSet) folderByName(name, what string) (notes.Folder, error) {
 	}
 	msg := fmt.Sprintf("there is no notes folder %q; ", name)
 	if near := search.Nearest(name, names); len(near) > 0 {
-		return notes.Folder{}, errors.New(msg + "the nearest: " + strings.Join(near, ", "))
+		return srcnotes.Folder{}, errors.New(msg + "the nearest: " + strings.Join(near, ", "))
 	}
-	return notes.Folder{}, errors.New(msg + "the notes folders are " + strings.Join(names[:min(len(names), kit.MaxListed)], ", ") + " (" + what + " takes one of them)")
+	return srcnotes.Folder{}, errors.New(msg + "the notes folders are " + strings.Join(names[:min(len(names), kit.MaxListed)], ", ") + " (" + what + " takes one of them)")
 }
 
 // visibleDirs lists, in id form, the notes folders and every folder that holds a note this
@@ -132,7 +138,7 @@ func (ns *noteSet) folderByName(name, what string) (notes.Folder, error) {
 // them, so that naming it gets the same answer as a folder that does not exist.
 func visibleDirs(ns *noteSet, heads []*store.Note, a *kit.Access) map[string]bool {
 	dirs := map[string]bool{}
-	byRoot := map[string]notes.Folder{}
+	byRoot := map[string]srcnotes.Folder{}
 	for _, f := range ns.folders {
 		dirs[f.Name] = true
 		byRoot[f.Root] = f
@@ -244,7 +250,7 @@ func decodeNoteCursor(c *string) (mtime, id int64, err error) {
 }
 
 // noteRow is a note as the answers show it.
-func noteRow(f notes.Folder, n *store.Note) generated.NoteRow {
+func noteRow(f srcnotes.Folder, n *store.Note) generated.NoteRow {
 	dir := f.Name
 	if d := path.Dir(n.Path); d != "." {
 		dir = f.ID(d)
@@ -262,17 +268,17 @@ func noteRow(f notes.Folder, n *store.Note) generated.NoteRow {
 	return row
 }
 
-func (ns *noteSet) folderOf(root string) notes.Folder {
+func (ns *noteSet) folderOf(root string) srcnotes.Folder {
 	for _, f := range ns.folders {
 		if f.Root == root {
 			return f
 		}
 	}
-	return notes.Folder{Name: filepath.Base(root), Root: root}
+	return srcnotes.Folder{Name: filepath.Base(root), Root: root}
 }
 
 // NotesFind implements notes_find.
-func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*generated.NoteList, error) {
+func (s *Notes) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*generated.NoteList, error) {
 	terms, err := noteWords(kit.Deref(a.Query))
 	if err != nil {
 		return nil, err
@@ -281,7 +287,7 @@ func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -343,8 +349,8 @@ func inScopes(n *store.Note, scopes []store.NoteScope) bool {
 }
 
 // NoteRead implements note_read: a page of a note's text, as mail_show pages a message's.
-func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*generated.NoteText, error) {
-	acc, err := s.access(ctx)
+func (s *Notes) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*generated.NoteText, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +358,7 @@ func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*gen
 	if err != nil {
 		return nil, err
 	}
-	f, rel, ok := notes.Split(ns.folders, a.ID)
+	f, rel, ok := srcnotes.Split(ns.folders, a.ID)
 	if !ok {
 		return nil, acc.NotFound(noSuchNote)
 	}
@@ -378,7 +384,7 @@ func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*gen
 }
 
 // NoteAdd implements note_add: a new file, never one replaced, confined to the notes folder.
-func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*generated.NoteAdded, error) {
+func (s *Notes) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*generated.NoteAdded, error) {
 	title, err := noteTitle(a.Title)
 	if err != nil {
 		return nil, err
@@ -391,7 +397,7 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -409,8 +415,8 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 	if err != nil {
 		return nil, err
 	}
-	rel := joinRel(dir, stem+".md")
-	if bad := notes.CheckName(f, rel); bad != "" {
+	rel := kit.JoinRel(dir, stem+".md")
+	if bad := srcnotes.CheckName(f, rel); bad != "" {
 		return nil, fmt.Errorf("the title %q cannot name a note's file: %s; give another title", title, strings.TrimSuffix(bad, "; rename it to read it here"))
 	}
 	if err := acc.RefuseNoteWrite(f.Root, dir); err != nil {
@@ -432,10 +438,10 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 		os.Remove(final)
 		return nil, fmt.Errorf("writing %s failed (%v), so it was removed; check the free space and try again", final, werr)
 	}
-	finalRel := joinRel(dir, filepath.Base(final))
+	finalRel := kit.JoinRel(dir, filepath.Base(final))
 	// Indexed now, so that notes_find finds it at once; the next call would index it anyway.
 	notesRefresh.Lock()
-	notes.Refresh(ctx, ns.st, ns.folders)
+	srcnotes.Refresh(ctx, ns.st, ns.folders)
 	notesRefresh.Unlock()
 	return &generated.NoteAdded{Path: f.ID(finalRel), Title: title, File: final, Bytes: len(body)}, nil
 }
@@ -492,7 +498,7 @@ func noteStem(title string) (string, error) {
 		}
 		stem = strings.TrimRight(stem[:cut], " -_")
 	}
-	if deviceNames[strings.ToUpper(stem)] {
+	if kit.DeviceNames[strings.ToUpper(stem)] {
 		stem = "_" + stem
 	}
 	return stem, nil
@@ -502,7 +508,7 @@ func noteStem(title string) (string, error) {
 // between its names ("" for f itself): no climb, absolute path, drive or device name, control
 // character, hidden folder or link on the way (pathsafe.Join), and it must exist. A missing
 // one is an error naming the nearest folders that hold notes this call may see.
-func noteSubdir(ctx context.Context, ns *noteSet, f notes.Folder, dir string, acc *kit.Access) (string, error) {
+func noteSubdir(ctx context.Context, ns *noteSet, f srcnotes.Folder, dir string, acc *kit.Access) (string, error) {
 	if dir == "" {
 		return "", nil
 	}
@@ -525,7 +531,7 @@ func noteSubdir(ctx context.Context, ns *noteSet, f notes.Folder, dir string, ac
 			return "", herr
 		}
 		var names []string
-		for d := range visibleDirs(&noteSet{folders: []notes.Folder{f}}, heads, acc) {
+		for d := range visibleDirs(&noteSet{folders: []srcnotes.Folder{f}}, heads, acc) {
 			if _, sub, ok := strings.Cut(d, "/"); ok {
 				names = append(names, sub)
 			}
