@@ -17,6 +17,7 @@ import (
 	"github.com/postern-mcp/postern/internal/mailsync"
 	srcnotes "github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/attachments"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/notes"
 	"github.com/postern-mcp/postern/internal/tools/view"
@@ -44,6 +45,7 @@ type Service struct {
 	// The domains, one per catalog file (package doc): each implements its interface of
 	// generated.Handlers over the kit, set at the first view.
 	notes.Notes
+	attachments.Attachments
 }
 
 // kit returns what the domain packages share, made from the fields at first use.
@@ -53,6 +55,7 @@ func (s *Service) kit() *kit.Kit {
 	if s.k == nil {
 		s.k = &kit.Kit{Version: s.Version, Config: s.Config, SaveDir: s.SaveDir, Sync: s.Sync}
 		s.Notes.Kit = s.k
+		s.Attachments.Kit, s.Attachments.Message = s.k, s.message
 	}
 	return s.k
 }

@@ -1,4 +1,6 @@
-package tools
+// Package attachments serves the tools of catalog/mail_attachments.yaml: an attachment's
+// text (mail_attachment_text) and saving one to the save folder (mail_attachment_save).
+package attachments
 
 import (
 	"bytes"
@@ -28,6 +30,15 @@ import (
 )
 
 // What the attachment tools read of one attachment.
+// Attachments implements generated.MailAttachmentsHandlers.
+type Attachments struct {
+	*kit.Kit
+	// Message finds a message the call may see by its id (the mail domain's), with the store.
+	Message func(ctx context.Context, id string) (*store.Store, *store.Row, error)
+}
+
+var _ generated.MailAttachmentsHandlers = (*Attachments)(nil)
+
 const (
 	// maxSaveBytes is the largest attachment mail_attachment_save writes (a Maildir file is
 	// read up to 64 MiB anyway).
@@ -49,8 +60,8 @@ type found struct {
 }
 
 // findAttachment looks up attachment n (from 1) of message id in the store.
-func (s *Service) findAttachment(ctx context.Context, id string, n int) (*found, error) {
-	st, r, err := s.message(ctx, id)
+func (s *Attachments) findAttachment(ctx context.Context, id string, n int) (*found, error) {
+	st, r, err := s.Message(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +85,8 @@ func noAttachment(n, count int) string {
 
 // content reads attachment n of the message back from its account (the store keeps no
 // attachment content) and checks that the message there is the one the store lists.
-func (s *Service) content(ctx context.Context, f *found, n int, limit int64) (*mailparse.Part, error) {
-	accts, err := s.visible(ctx)
+func (s *Attachments) content(ctx context.Context, f *found, n int, limit int64) (*mailparse.Part, error) {
+	accts, err := s.Visible(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +134,7 @@ func (s *Service) content(ctx context.Context, f *found, n int, limit int64) (*m
 // MailAttachmentText implements mail_attachment_text: a page of the text of a text-like
 // attachment, masked as a body is when it is stored (mask.BodyOf, with the message's subject),
 // then framed and masked again at the answer boundary (its format is body).
-func (s *Service) MailAttachmentText(ctx context.Context, a *generated.MailAttachmentTextArgs) (*generated.AttachmentText, error) {
+func (s *Attachments) MailAttachmentText(ctx context.Context, a *generated.MailAttachmentTextArgs) (*generated.AttachmentText, error) {
 	f, err := s.findAttachment(ctx, a.ID, a.N)
 	if err != nil {
 		return nil, err
@@ -177,7 +188,7 @@ func textUnavailable(ctype string) string {
 // MailAttachmentSave implements mail_attachment_save: attachment n written, with a cleaned
 // name, into the save folder (or dir below it) through pathsafe, which never follows a link
 // (not even one swapped in during the save) and never overwrites a file.
-func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttachmentSaveArgs) (*generated.SavedAttachment, error) {
+func (s *Attachments) MailAttachmentSave(ctx context.Context, a *generated.MailAttachmentSaveArgs) (*generated.SavedAttachment, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return nil, err
