@@ -18,6 +18,7 @@ import (
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // Acting on mail (mail_move, with its words archive, junk, not_junk and trash;
@@ -90,15 +91,15 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 	}
 	var nums []int64
 	if query != nil {
-		searchable, err := s.searchAccounts(ctx)
+		searchable, err := s.Mail.SearchAccounts(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		q, err := s.parseQuery(ctx, *query)
+		q, err := s.Mail.ParseQuery(ctx, *query)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := resolveQueryAccounts(q, searchable); err != nil {
+		if err := mail.ResolveQueryAccounts(q, searchable); err != nil {
 			return nil, nil, err
 		}
 		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: kit.SearchesBodies(ctx), Limit: maxActed, Hide: hide})
@@ -168,7 +169,7 @@ func (s *Service) actingAccount(ctx context.Context, name string) (config.Accoun
 	}
 	for _, a := range cfg.Accounts {
 		if a.Name == name && s.allowed(ctx, a.Name) {
-			if !writable(a) {
+			if !mail.Writable(a) {
 				return a, fmt.Errorf("account %s is a read-only %s import; postern changes mail only on an IMAP account", a.Name, a.Kind)
 			}
 			return a, nil
@@ -461,7 +462,7 @@ func (s *Service) session(ctx context.Context, sessions map[string]source.Sessio
 	if err != nil {
 		return nil, err
 	}
-	c, err := connect(ctx, acct)
+	c, err := mail.Connect(ctx, acct)
 	if err != nil {
 		return nil, err
 	}
@@ -645,7 +646,7 @@ func (s *Service) keepBackup(ctx context.Context, st *store.Store, c source.Sess
 		return 0, fmt.Errorf("cannot write the backup %s: %w", path, err)
 	}
 	b := &store.Backup{Account: t.Account, Folder: t.Folder, MessageID: t.MessageID, Subject: t.Subject,
-		From: addrString(t.From), Date: t.Date, Saved: now, Size: int64(len(raw)), File: path, Flags: flags}
+		From: mail.AddrString(t.From), Date: t.Date, Saved: now, Size: int64(len(raw)), File: path, Flags: flags}
 	if err := st.AddBackup(ctx, b); err != nil {
 		os.Remove(path)
 		return 0, err

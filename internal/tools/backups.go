@@ -11,12 +11,13 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // backupList is mail_actions with backups: a page of the kept backups of deleted
 // mail, newest first.
 func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
-	accts, err := s.scopeAccounts(ctx, a.Account)
+	accts, err := s.Mail.ScopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 	if err != nil {
 		return nil, err
 	}
-	c, err := connect(ctx, acct)
+	c, err := mail.Connect(ctx, acct)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 // MailBackupsPurge implements mail_backups_purge and its commit: the backups
 // older than each account's retention, removed for good once the person approves.
 func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackupsPurgeArgs) (*generated.Action, error) {
-	accts, err := s.scopeAccounts(ctx, a.Account)
+	accts, err := s.Mail.ScopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}

@@ -432,7 +432,7 @@ func (s *Service) CalendarList(ctx context.Context, _ *generated.CalendarListArg
 		res.Calendars = append(res.Calendars, generated.CalendarInfo{Account: c.Account, Name: c.Name, Kind: c.Kind, Color: c.Color, TimeZone: c.TimeZone, Writable: c.Writable})
 	}
 	res.LeftOut = kit.NonZero(left)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.SyncedAt = s.kit().CollectionsSyncedAt(ctx, cs)
 	return res, nil
 }
 
@@ -467,7 +467,7 @@ func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generat
 		}
 	}
 	res.LeftOut = kit.NonZero(kept)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.SyncedAt = s.kit().CollectionsSyncedAt(ctx, cs)
 	for _, in := range ins {
 		if len(res.Events) == maxAgendaEvents {
 			res.Truncated = kit.Ptr(true)
@@ -628,7 +628,7 @@ func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFre
 		return nil, err
 	}
 	res.LeftOut = kit.NonZero(kept)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.SyncedAt = s.kit().CollectionsSyncedAt(ctx, cs)
 	type period struct{ start, end time.Time }
 	var ps []period
 	for _, in := range ins {
@@ -688,6 +688,6 @@ func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now
 		res.NextEvents = append(res.NextEvents, v.row(in.o, in.c, in.e))
 	}
 	res.LeftOut = kit.NonZero(kept)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.SyncedAt = s.kit().CollectionsSyncedAt(ctx, cs)
 	return res, nil
 }

@@ -91,7 +91,7 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 		return nil, err
 	}
 	res.LeftOut = kit.NonZero(len(kept))
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.SyncedAt = s.kit().CollectionsSyncedAt(ctx, cs)
 	// Kept contacts may be among the matches: ask for as many more as there are.
 	objs, err := st.SearchContacts(ctx, ids(cs), a.Query, limit+1+len(kept))
 	if err != nil {

@@ -155,7 +155,7 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 		res.Tasks = append(res.Tasks, f.row)
 	}
 	res.LeftOut = kit.NonZero(kept)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.SyncedAt = s.kit().CollectionsSyncedAt(ctx, cs)
 	return res, nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // Invitations in mail. A message the sync marked (store.Row.Invitation) shows its event in
@@ -48,7 +49,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if err != nil {
 		return nil, err
 	}
-	st, r, err := s.message(ctx, a.ID)
+	st, r, err := s.Mail.Message(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -69,11 +70,11 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if b.Calendar == "" {
 		return nil, fmt.Errorf("message %s was synced before postern kept invitations' calendar parts; answer it in a mail program", a.ID)
 	}
-	acct, err := s.sendingAccount(ctx, r.Account, true)
+	acct, err := s.Mail.SendingAccount(ctx, r.Account, true)
 	if err != nil {
 		return nil, err
 	}
-	own := ownAddresses(acct)
+	own := mail.OwnAddresses(acct)
 	var ownAddrs []string
 	for _, o := range own {
 		ownAddrs = append(ownAddrs, o.Addr)
@@ -86,7 +87,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if err != nil {
 		return nil, fmt.Errorf("the invitation's organiser %q is not an address postern can write to; answer it in a mail program", iv.organizer)
 	}
-	if err := s.checkRecipients([]string{org.Addr}); err != nil {
+	if err := s.Mail.CheckRecipients([]string{org.Addr}); err != nil {
 		return nil, err
 	}
 	from := own[0]
@@ -132,7 +133,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	default:
 		what += "put the event in the person's calendar"
 	}
-	p := preview(m, what)
+	p := mail.Preview(m, what)
 	p.BodyLines = append(p.BodyLines, "--- text/calendar; method=REPLY ---")
 	for _, l := range strings.Split(invUnfold(ics), "\r\n") {
 		if strings.HasPrefix(l, "DTSTAMP") || l == "" {
@@ -309,15 +310,15 @@ func (s *Service) respond(ctx context.Context, acct config.Account, cm compose.C
 		return nil, fmt.Errorf("nothing was sent: %w", err)
 	}
 	rcpts := cm.Recipients()
-	if err := s.checkRecipients(rcpts); err != nil { // [send] allow may have narrowed since the prepare
+	if err := s.Mail.CheckRecipients(rcpts); err != nil { // [send] allow may have narrowed since the prepare
 		return nil, err
 	}
-	if err := submit(ctx, acct, cm.From.Addr, rcpts, raw); err != nil {
+	if err := mail.Submit(ctx, acct, cm.From.Addr, rcpts, raw); err != nil {
 		return nil, err
 	}
 	res := &generated.InvitationAnswer{Outcome: "sent", Answer: word, Account: acct.Name, Organizer: cm.To[0].Addr, MessageID: cm.MessageID, Note: note}
 	sent := &generated.SendResult{}
-	s.keepSentCopy(ctx, acct, cm.Date, raw, sent, nil)
+	s.Mail.KeepSentCopy(ctx, acct, cm.Date, raw, sent, nil)
 	res.SentCopy = sent.SentCopy
 	var warns []string
 	if sent.Warning != "" {

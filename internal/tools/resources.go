@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 	"net/url"
 	"strings"
 	"time"
@@ -247,11 +248,11 @@ func (s *Service) Digest(ctx context.Context, uri string, g dispatch.Grant) stri
 		}
 		v = t
 	case generated.ResourceMessage:
-		_, r, err := s.message(ctx, ref.value)
+		_, r, err := s.Mail.Message(ctx, ref.value)
 		if err != nil {
 			return ""
 		}
-		v = []any{r.Folder, r.Flags, r.Forged, r.Withheld, messageRow(r, rowView{})}
+		v = []any{r.Folder, r.Flags, r.Forged, r.Withheld, mail.MessageRow(r, nil)}
 	case generated.ResourceThread:
 		res, err := s.MailThread(ctx, &generated.MailThreadArgs{ID: s.threadMember(ctx, ref.value)})
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // The rule tools (rules_*): what a rule may show follows the scopes. A rule
@@ -129,7 +130,7 @@ func (s *Service) ruleBase(ctx context.Context, folder string, account *string) 
 	if st, err = s.store(ctx); err != nil {
 		return nil, base, 0, err
 	}
-	accts, err := s.scopeAccounts(ctx, account)
+	accts, err := s.Mail.ScopeAccounts(ctx, account)
 	if err != nil {
 		return nil, base, 0, err
 	}
@@ -199,9 +200,9 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	v := s.rowOwn(ctx)
+	v := s.Mail.RowOwn(ctx)
 	for _, row := range rows {
-		res.Messages = append(res.Messages, messageRow(row, rowView{own: v}))
+		res.Messages = append(res.Messages, mail.MessageRow(row, v))
 	}
 	res.LeftOut = kit.NonZero(leftOut)
 	return res, nil

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 	"slices"
 	"strings"
 
@@ -109,7 +110,7 @@ func (s *Service) sieveAccount(ctx context.Context, name string) (config.Account
 	for i, a := range accts {
 		names[i] = a.Name
 	}
-	n, err := findAccount(name, names, "")
+	n, err := mail.FindAccount(name, names, "")
 	if err != nil {
 		return config.Account{}, err
 	}

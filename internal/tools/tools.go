@@ -19,6 +19,7 @@ import (
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/attachments"
 	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 	"github.com/postern-mcp/postern/internal/tools/notes"
 	"github.com/postern-mcp/postern/internal/tools/view"
 )
@@ -44,6 +45,7 @@ type Service struct {
 
 	// The domains, one per catalog file (package doc): each implements its interface of
 	// generated.Handlers over the kit, set at the first view.
+	mail.Mail
 	notes.Notes
 	attachments.Attachments
 }
@@ -54,8 +56,9 @@ func (s *Service) kit() *kit.Kit {
 	defer s.mu.Unlock()
 	if s.k == nil {
 		s.k = &kit.Kit{Version: s.Version, Config: s.Config, SaveDir: s.SaveDir, Sync: s.Sync}
+		s.Mail.Kit, s.Mail.Invitation = s.k, s.invitationView
 		s.Notes.Kit = s.k
-		s.Attachments.Kit, s.Attachments.Message = s.k, s.message
+		s.Attachments.Kit, s.Attachments.FindMessage = s.k, s.Mail.Message
 	}
 	return s.k
 }
@@ -177,6 +180,11 @@ func (s *Service) visible(ctx context.Context) ([]config.Account, error) {
 	return v.Accounts()
 }
 
+// visibleNames returns the names of the accounts this connection may see.
+func (s *Service) visibleNames(ctx context.Context) ([]string, error) {
+	return s.kit().VisibleNames(ctx)
+}
+
 // allowed reports whether this connection may see the account named name.
 func (s *Service) allowed(ctx context.Context, name string) bool {
 	v, err := view.From(ctx)
@@ -226,7 +234,7 @@ func (s *Service) Status(ctx context.Context, _ *generated.StatusArgs) (*generat
 	for _, a := range accts {
 		names = append(names, a.Name)
 	}
-	res.SyncedAt = s.syncedAt(ctx, names)
+	res.SyncedAt = s.kit().SyncedAt(ctx, names)
 	return res, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/postern-mcp/postern/internal/mailparse"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // Unsubscribing tells the list's sender that the address is read, and cannot be undone: it is
@@ -37,7 +38,7 @@ const (
 // a mailto URI through the account's SMTP server; otherwise nothing is prepared and the error
 // names the page the person can open.
 func (s *Service) MailUnsubscribe(ctx context.Context, a *generated.MailUnsubscribeArgs) (*generated.Action, error) {
-	st, r, err := s.message(ctx, a.ID)
+	st, r, err := s.Mail.Message(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func postOneClick(ctx context.Context, account, uri string) (*generated.Unsubscr
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) && ue.Timeout() {
-			return nil, unknownOutcome{fmt.Errorf("the list's server at %s did not answer within %s; the unsubscribe may or may not have been received, and postern will not retry", shown, unsubscribeTimeout)}
+			return nil, mail.Unknown(fmt.Errorf("the list's server at %s did not answer within %s; the unsubscribe may or may not have been received, and postern will not retry", shown, unsubscribeTimeout))
 		}
 		return nil, fmt.Errorf("nothing was sent: the list's server at %s could not be reached securely (%v)", shown, cause(err))
 	}
@@ -168,13 +169,13 @@ func (s *Service) mailtoAction(ctx context.Context, r *store.Row, uri string) (*
 	if !cfg.SendAllowed(addr) {
 		return nil, fmt.Errorf("the unsubscribe address %s is not among those postern may send to ([send] allow: %s), so nothing was sent or prepared; only the person can add it, in the configuration file", mailparse.ShowAddress(addr), strings.Join(cfg.Send.Allow, ", "))
 	}
-	acct, err := s.sendingAccount(ctx, r.Account, true)
+	acct, err := s.Mail.SendingAccount(ctx, r.Account, true)
 	if err != nil {
 		return nil, err
 	}
-	own := ownAddresses(acct)
+	own := mail.OwnAddresses(acct)
 	m := compose.Message{From: own[0], To: []compose.Address{{Addr: addr}}, Subject: subject, Body: body}
-	p := preview(m, "unsubscribe from a mailing list by sending it one message, which cannot be undone")
+	p := mail.Preview(m, "unsubscribe from a mailing list by sending it one message, which cannot be undone")
 	p.To = []string{mailparse.ShowAddress(addr)}
 	return &generated.Action{
 		Account: acct.Name,
@@ -230,7 +231,7 @@ func sendUnsubscribe(ctx context.Context, acct config.Account, m compose.Message
 	if err != nil {
 		return nil, fmt.Errorf("nothing was sent: %w", err)
 	}
-	if err := submit(ctx, acct, m.From.Addr, m.Recipients(), wire); err != nil {
+	if err := mail.Submit(ctx, acct, m.From.Addr, m.Recipients(), wire); err != nil {
 		return nil, err
 	}
 	to := mailparse.ShowAddress(m.To[0].Addr)

@@ -23,10 +23,10 @@ import (
 // opens for each call, reads nothing: not the store, not the accounts. Through dispatch
 // the same call answers.
 func TestHandlerWithoutViewIsRefused(t *testing.T) {
-	x := newSearchFixture(t, true)
-	subjects, text, isErr := x.call("mail_search", map[string]any{"query": "budget"})
-	if isErr || len(subjects) == 0 {
-		t.Fatalf("through dispatch, mail_search found nothing: %s", text)
+	m := newMailbox(t, map[string]string{"1.budget:2,S": "From: ann@example.com\r\nTo: sam@example.com\r\nSubject: budget for q3\r\nDate: Mon, 2 Jun 2025 09:00:00 +0000\r\nMessage-ID: <1@example.com>\r\n\r\nThe figures.\r\n"})
+	sc, text := m.must(bodies, generated.ToolMailSearch, map[string]any{"query": "budget"})
+	if list, _ := sc["messages"].([]any); len(list) != 1 {
+		t.Fatalf("through dispatch, mail_search did not find the message: %s", text)
 	}
 
 	dir := t.TempDir()

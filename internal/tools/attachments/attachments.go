@@ -33,8 +33,8 @@ import (
 // Attachments implements generated.MailAttachmentsHandlers.
 type Attachments struct {
 	*kit.Kit
-	// Message finds a message the call may see by its id (the mail domain's), with the store.
-	Message func(ctx context.Context, id string) (*store.Store, *store.Row, error)
+	// FindMessage finds a message the call may see by its id (the mail domain's), with the store.
+	FindMessage func(ctx context.Context, id string) (*store.Store, *store.Row, error)
 }
 
 var _ generated.MailAttachmentsHandlers = (*Attachments)(nil)
@@ -61,7 +61,7 @@ type found struct {
 
 // findAttachment looks up attachment n (from 1) of message id in the store.
 func (s *Attachments) findAttachment(ctx context.Context, id string, n int) (*found, error) {
-	st, r, err := s.Message(ctx, id)
+	st, r, err := s.FindMessage(ctx, id)
 	if err != nil {
 		return nil, err
 	}

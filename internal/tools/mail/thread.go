@@ -1,4 +1,4 @@
-package tools
+package mail
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // on both pages, with cut on the first and continued on the next. The texts
 // are the store's (masked as the boundary shows them); the boundary frames
 // each one.
-func (s *Service) threadText(ctx context.Context, st *store.Store, thread int64, rows []*store.Row, v rowView, a *generated.MailThreadArgs) (*generated.Thread, error) {
+func (s *Mail) threadText(ctx context.Context, st *store.Store, thread int64, rows []*store.Row, v rowView, a *generated.MailThreadArgs) (*generated.Thread, error) {
 	type part struct {
 		row    *store.Row
 		reply  mailparse.Reply

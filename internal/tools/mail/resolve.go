@@ -1,4 +1,4 @@
-package tools
+package mail
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 // that does not exist get the same answer. Folder names are found by the
 // store (store.FolderError), among the accounts found here.
 
-// searchAccounts is visibleNames for a tool that reads mail: an error when
+// SearchAccounts is visibleNames for a tool that reads mail: an error when
 // there is no account to read.
-func (s *Service) searchAccounts(ctx context.Context) ([]string, error) {
-	names, err := s.visibleNames(ctx)
+func (s *Mail) SearchAccounts(ctx context.Context) ([]string, error) {
+	names, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -32,16 +32,16 @@ func (s *Service) searchAccounts(ctx context.Context) ([]string, error) {
 }
 
 // noAccount says why this connection sees no account, and what to do.
-func (s *Service) noAccount() error {
+func (s *Mail) noAccount() error {
 	if cfg, err := s.Config.Get(); err == nil && len(cfg.Accounts) > 0 {
 		return errors.New("this connection may see none of the configured accounts (postern mcp --account names none of them); the person restarts it with a configured account")
 	}
 	return errors.New("no account is configured; the person adds one with postern account add NAME --imap HOST:993 --user USER --password-cmd CMD (or --maildir PATH), then runs postern sync")
 }
 
-// findAccount returns the visible account called name. what says where the
+// FindAccount returns the visible account called name. what says where the
 // name was written, for the error ("" for the account argument).
-func findAccount(name string, visible []string, what string) (string, error) {
+func FindAccount(name string, visible []string, what string) (string, error) {
 	var folded []string
 	for _, n := range visible {
 		if n == name {
@@ -69,16 +69,16 @@ func findAccount(name string, visible []string, what string) (string, error) {
 	return "", errors.New(msg + "; the accounts you can use: " + strings.Join(listed, ", ") + more + " (the " + generated.ToolStatus + " tool lists them)")
 }
 
-// resolveQueryAccounts replaces each account: of q, in every group too, by
+// ResolveQueryAccounts replaces each account: of q, in every group too, by
 // the visible account it names.
-func resolveQueryAccounts(q *search.Query, visible []string) error {
+func ResolveQueryAccounts(q *search.Query, visible []string) error {
 	var err error
 	q.Walk(func(c *search.Query) {
 		for i, name := range c.Accounts {
 			if err != nil {
 				return
 			}
-			c.Accounts[i], err = findAccount(name, visible, " (account: of the search)")
+			c.Accounts[i], err = FindAccount(name, visible, " (account: of the search)")
 		}
 	})
 	return err

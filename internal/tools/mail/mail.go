@@ -1,4 +1,7 @@
-package tools
+// Package mail serves the tools of catalog/mail.yaml: reading mail (folders, lists,
+// searches, senders, threads, headers, messages), mail_sync, and writing it (mail_draft,
+// mail_send); the other domains that send or show messages use what it exports.
+package mail
 
 import (
 	"context"
@@ -9,36 +12,24 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
-// visibleNames returns the names of the accounts this connection may see.
-func (s *Service) visibleNames(ctx context.Context) ([]string, error) {
-	accts, err := s.visible(ctx)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(accts))
-	for _, a := range accts {
-		names = append(names, a.Name)
-	}
-	return names, nil
-}
-
-// scopeAccounts narrows the visible accounts to one when the agent names it
+// ScopeAccounts narrows the visible accounts to one when the agent names it
 // (found as findAccount finds it); an error when there is no account at all.
 // A hidden account and one that does not exist get the same answer.
-func (s *Service) scopeAccounts(ctx context.Context, account *string) ([]string, error) {
-	names, err := s.searchAccounts(ctx)
+func (s *Mail) ScopeAccounts(ctx context.Context, account *string) ([]string, error) {
+	names, err := s.SearchAccounts(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if account == nil || *account == "" {
 		return names, nil
 	}
-	n, err := findAccount(*account, names, "")
+	n, err := FindAccount(*account, names, "")
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +47,7 @@ func fieldSet(fields []string) map[string]bool {
 	return m
 }
 
-func addrString(a store.Address) string {
+func AddrString(a store.Address) string {
 	if a.Name == "" {
 		return a.Email
 	}
@@ -68,7 +59,7 @@ func addrString(a store.Address) string {
 func recipients(as []store.Address, left *kit.Budget, more *int) []string {
 	out := make([]string, 0, len(as))
 	for _, a := range as {
-		s := addrString(a)
+		s := AddrString(a)
 		if *more > 0 || !left.Take(kit.Shown(s)) {
 			*more++
 			continue
@@ -96,24 +87,30 @@ func rowText(m *generated.MessageRow) int {
 const rowDate = "2006-01-02 15:04"
 
 // rowView says what a row leaves out because it would say nothing there.
+// MessageRow is a message's row as the mail tools show it, every field but size, with own
+// the addresses RowOwn collected (nil: none is the person's).
+func MessageRow(r *store.Row, own OwnAddrs) generated.MessageRow {
+	return messageRow(r, rowView{own: own})
+}
+
 type rowView struct {
 	fields    map[string]bool // the fields asked for; nil: all but size
 	noAccount bool            // every row is of the one account the answer covers
 	noFolder  bool            // every row is of the one folder listed
-	own       ownAddrs        // the person's addresses, which go without saying in to and cc
+	own       OwnAddrs        // the person's addresses, which go without saying in to and cc
 }
 
-// ownAddrs holds, per account, the person's own addresses, lowercase.
-type ownAddrs map[string]map[string]bool
+// OwnAddrs holds, per account, the person's own addresses, lowercase.
+type OwnAddrs map[string]map[string]bool
 
-// rowOwn collects the visible accounts' own addresses (the From of
+// RowOwn collects the visible accounts' own addresses (the From of
 // what the person writes, their aliases, a login that is an address).
-func (s *Service) rowOwn(ctx context.Context) ownAddrs {
-	accts, err := s.visible(ctx)
+func (s *Mail) RowOwn(ctx context.Context) OwnAddrs {
+	accts, err := s.Visible(ctx)
 	if err != nil {
 		return nil
 	}
-	own := ownAddrs{}
+	own := OwnAddrs{}
 	for _, a := range accts {
 		set := map[string]bool{}
 		for _, x := range append([]string{a.From(), a.User}, a.Aliases...) {
@@ -127,7 +124,7 @@ func (s *Service) rowOwn(ctx context.Context) ownAddrs {
 }
 
 // others returns as without the account's own addresses.
-func (o ownAddrs) others(account string, as []store.Address) []store.Address {
+func (o OwnAddrs) others(account string, as []store.Address) []store.Address {
 	set := o[account]
 	if len(set) == 0 {
 		return as
@@ -158,7 +155,7 @@ func messageRow(r *store.Row, v rowView) generated.MessageRow {
 		out.Date = r.Date.UTC().Format(rowDate)
 	}
 	if want("from") {
-		out.From = addrString(r.From)
+		out.From = AddrString(r.From)
 	}
 	left, more := kit.Budget(kit.MaxRecipientText), 0
 	// The person's own addresses go without saying in their mailbox, unless
@@ -225,15 +222,15 @@ func messageRow(r *store.Row, v rowView) generated.MessageRow {
 	return out
 }
 
-// page answers mail_list and mail_search. Its rows leave out the account when
+// Page answers mail_list and mail_search. Its rows leave out the account when
 // the answer covers one account, and, for mail_list (no query), the folder
 // when every row is of the same one: the folder that was asked for.
-func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, countOnly bool) (*generated.MessageList, error) {
-	st, err := s.store(ctx)
+func (s *Mail) Page(ctx context.Context, f *store.Filter, fields []string, countOnly bool) (*generated.MessageList, error) {
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -255,13 +252,13 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 		if err != nil {
 			return nil, err
 		}
-		return &generated.MessageList{Count: &n, LeftOut: kit.NonZero(leftOut), SyncedAt: s.syncedAt(ctx, f.Accounts)}, nil
+		return &generated.MessageList{Count: &n, LeftOut: kit.NonZero(leftOut), SyncedAt: s.SyncedAt(ctx, f.Accounts)}, nil
 	}
 	rows, more, err := st.Messages(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	v := rowView{fields: fieldSet(fields), noAccount: len(f.Accounts) == 1, noFolder: f.Query == nil, own: s.rowOwn(ctx)}
+	v := rowView{fields: fieldSet(fields), noAccount: len(f.Accounts) == 1, noFolder: f.Query == nil, own: s.RowOwn(ctx)}
 	for _, r := range rows {
 		if v.noFolder && r.Folder != rows[0].Folder {
 			v.noFolder = false
@@ -283,7 +280,7 @@ func (s *Service) page(ctx context.Context, f *store.Filter, fields []string, co
 		res.NextCursor = kit.EncodeCursor(rows[len(rows)-1].ID)
 	}
 	groupThreads(res.Messages)
-	res.SyncedAt = s.syncedAt(ctx, f.Accounts)
+	res.SyncedAt = s.SyncedAt(ctx, f.Accounts)
 	return res, nil
 }
 
@@ -311,8 +308,8 @@ func groupThreads(rows []generated.MessageRow) {
 }
 
 // MailList implements mail_list.
-func (s *Service) MailList(ctx context.Context, a *generated.MailListArgs) (*generated.MessageList, error) {
-	accts, err := s.scopeAccounts(ctx, a.Account)
+func (s *Mail) MailList(ctx context.Context, a *generated.MailListArgs) (*generated.MessageList, error) {
+	accts, err := s.ScopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
@@ -324,13 +321,13 @@ func (s *Service) MailList(ctx context.Context, a *generated.MailListArgs) (*gen
 	// separator; a name that fits no folder is a store.FolderError naming the nearest.
 	f := &store.Filter{Accounts: accts, Folder: a.Folder, Unread: a.Unread,
 		Threads: a.Threads, Before: before, Limit: a.Limit}
-	return s.page(ctx, f, a.Fields, a.CountOnly)
+	return s.Page(ctx, f, a.Fields, a.CountOnly)
 }
 
-// parseQuery reads a search, refusing the operators that look at what this connection's
+// ParseQuery reads a search, refusing the operators that look at what this connection's
 // scopes do not show: header: and list: (read:headers), body: (read:bodies). The search is
 // not quoted back then: its words may be what the scope hides.
-func (s *Service) parseQuery(ctx context.Context, q string) (*search.Query, error) {
+func (s *Mail) ParseQuery(ctx context.Context, q string) (*search.Query, error) {
 	parsed, err := search.Parse(q, kit.Clock().UTC())
 	if err != nil {
 		return nil, fmt.Errorf("the search %q cannot be read: %v", q, err)
@@ -348,16 +345,16 @@ func (s *Service) parseQuery(ctx context.Context, q string) (*search.Query, erro
 }
 
 // MailSearch implements mail_search.
-func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (*generated.MessageList, error) {
-	accts, err := s.searchAccounts(ctx)
+func (s *Mail) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (*generated.MessageList, error) {
+	accts, err := s.SearchAccounts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	q, err := s.parseQuery(ctx, a.Query)
+	q, err := s.ParseQuery(ctx, a.Query)
 	if err != nil {
 		return nil, err
 	}
-	if err := resolveQueryAccounts(q, accts); err != nil {
+	if err := ResolveQueryAccounts(q, accts); err != nil {
 		return nil, err
 	}
 	before, err := kit.DecodeCursor(a.Cursor)
@@ -365,20 +362,20 @@ func (s *Service) MailSearch(ctx context.Context, a *generated.MailSearchArgs) (
 		return nil, err
 	}
 	f := &store.Filter{Accounts: accts, Query: q, Bodies: kit.SearchesBodies(ctx), Threads: a.Threads, Before: before, Limit: a.Limit}
-	return s.page(ctx, f, a.Fields, a.CountOnly)
+	return s.Page(ctx, f, a.Fields, a.CountOnly)
 }
 
 // MailFolders implements mail_folders.
-func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs) (*generated.FolderList, error) {
-	accts, err := s.scopeAccounts(ctx, a.Account)
+func (s *Mail) MailFolders(ctx context.Context, a *generated.MailFoldersArgs) (*generated.FolderList, error) {
+	accts, err := s.ScopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -406,31 +403,31 @@ func (s *Service) MailFolders(ctx context.Context, a *generated.MailFoldersArgs)
 		}
 		res.Folders = append(res.Folders, generated.FolderInfo{Account: x.Account, Name: x.Name, Role: x.Role, Total: x.Total, Unread: x.Unread})
 	}
-	res.SyncedAt = s.syncedAt(ctx, accts)
+	res.SyncedAt = s.SyncedAt(ctx, accts)
 	return res, nil
 }
 
 // MailSenders implements mail_senders.
-func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs) (*generated.SenderList, error) {
-	accts, err := s.searchAccounts(ctx)
+func (s *Mail) MailSenders(ctx context.Context, a *generated.MailSendersArgs) (*generated.SenderList, error) {
+	accts, err := s.SearchAccounts(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// The folder is found by the store, as mail_list's (store.FolderError).
 	f := &store.Filter{Accounts: accts, Folder: kit.Deref(a.Folder), Bodies: kit.SearchesBodies(ctx)}
 	if q := kit.Deref(a.Query); q != "" {
-		if f.Query, err = s.parseQuery(ctx, q); err != nil {
+		if f.Query, err = s.ParseQuery(ctx, q); err != nil {
 			return nil, err
 		}
-		if err := resolveQueryAccounts(f.Query, accts); err != nil {
+		if err := ResolveQueryAccounts(f.Query, accts); err != nil {
 			return nil, err
 		}
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -455,30 +452,30 @@ func (s *Service) MailSenders(ctx context.Context, a *generated.MailSendersArgs)
 		}
 		res.Senders = append(res.Senders, generated.SenderInfo{Sender: x.Key, Name: x.Name, Messages: x.Messages, Unread: x.Unread, Latest: latest})
 	}
-	res.SyncedAt = s.syncedAt(ctx, accts)
+	res.SyncedAt = s.SyncedAt(ctx, accts)
 	return res, nil
 }
 
-// message finds a visible message by the id an agent gave.
-func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.Row, error) {
+// Message finds a visible message by the id an agent gave.
+func (s *Mail) Message(ctx context.Context, id string) (*store.Store, *store.Row, error) {
 	n, ok := store.DecodeID(id)
 	notFound := errors.New("there is no such message here; use an id from " + generated.ToolMailList + " or " + generated.ToolMailSearch)
 	if !ok {
-		if acc, err := s.access(ctx); err != nil {
+		if acc, err := s.Access(ctx); err != nil {
 			return nil, nil, err
 		} else {
 			return nil, nil, acc.NotFound(notFound.Error())
 		}
 	}
-	accts, err := s.visibleNames(ctx)
+	accts, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -499,24 +496,24 @@ func (s *Service) message(ctx context.Context, id string) (*store.Store, *store.
 }
 
 // MailThread implements mail_thread; with text, threadText (thread.go).
-func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (*generated.Thread, error) {
+func (s *Mail) MailThread(ctx context.Context, a *generated.MailThreadArgs) (*generated.Thread, error) {
 	if a.Text && !kit.HasScope(ctx, generated.ScopeReadBodies) {
 		return nil, errors.New(generated.ToolMailThread + " with text needs the scope " + strconv.Quote(generated.ScopeReadBodies) + ", which this connection was not granted; call it without text, or ask the person to grant " + generated.ScopeReadBodies)
 	}
-	st, r, err := s.message(ctx, a.ID)
+	st, r, err := s.Message(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
-	accts, _ := s.visibleNames(ctx)
+	accts, _ := s.VisibleNames(ctx)
 	rows, err := st.Thread(ctx, r.ThreadID, accts)
 	if err != nil {
 		return nil, err
 	}
-	v := rowView{noAccount: len(accts) == 1, own: s.rowOwn(ctx)}
+	v := rowView{noAccount: len(accts) == 1, own: s.RowOwn(ctx)}
 	if a.Text {
 		res, err := s.threadText(ctx, st, r.ThreadID, rows, v, a)
 		if res != nil {
-			res.SyncedAt = s.syncedAt(ctx, accts)
+			res.SyncedAt = s.SyncedAt(ctx, accts)
 		}
 		return res, err
 	}
@@ -534,13 +531,13 @@ func (s *Service) MailThread(ctx context.Context, a *generated.MailThreadArgs) (
 	if len(rows) >= kit.ThreadLimit {
 		res.Truncated = kit.Ptr(true)
 	}
-	res.SyncedAt = s.syncedAt(ctx, accts)
+	res.SyncedAt = s.SyncedAt(ctx, accts)
 	return res, nil
 }
 
 // withBody finds a visible message and its stored body.
-func (s *Service) withBody(ctx context.Context, id string) (*store.Row, *store.Body, error) {
-	st, r, err := s.message(ctx, id)
+func (s *Mail) withBody(ctx context.Context, id string) (*store.Row, *store.Body, error) {
+	st, r, err := s.Message(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -552,7 +549,7 @@ func (s *Service) withBody(ctx context.Context, id string) (*store.Row, *store.B
 }
 
 // MailHeaders implements mail_headers.
-func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs) (*generated.HeaderList, error) {
+func (s *Mail) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs) (*generated.HeaderList, error) {
 	_, b, err := s.withBody(ctx, a.ID)
 	if err != nil {
 		return nil, err
@@ -572,15 +569,15 @@ func (s *Service) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs)
 
 // MailShow implements mail_show: a page of the message's text, from offset,
 // of at most max_length bytes.
-func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*generated.MessageText, error) {
+func (s *Mail) MailShow(ctx context.Context, a *generated.MailShowArgs) (*generated.MessageText, error) {
 	r, b, err := s.withBody(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
-	accts, _ := s.visibleNames(ctx)
-	res := &generated.MessageText{Message: messageRow(r, rowView{noAccount: len(accts) == 1, own: s.rowOwn(ctx)}), Problems: b.Problems}
+	accts, _ := s.VisibleNames(ctx)
+	res := &generated.MessageText{Message: messageRow(r, rowView{noAccount: len(accts) == 1, own: s.RowOwn(ctx)}), Problems: b.Problems}
 	if r.Invitation != "" {
-		res.Invitation = s.invitationView(ctx, r, b) // invite.go
+		res.Invitation = s.Invitation(ctx, r, b) // the calendar_invite domain's
 	}
 	if r.Withheld != "" {
 		res.Text = "[postern withholds this message's text: " + r.Withheld + ". The person can read it in their mail program.]"
@@ -595,8 +592,8 @@ func (s *Service) MailShow(ctx context.Context, a *generated.MailShowArgs) (*gen
 }
 
 // MailAttachments implements mail_attachments.
-func (s *Service) MailAttachments(ctx context.Context, a *generated.MailAttachmentsArgs) (*generated.AttachmentList, error) {
-	_, r, err := s.message(ctx, a.ID)
+func (s *Mail) MailAttachments(ctx context.Context, a *generated.MailAttachmentsArgs) (*generated.AttachmentList, error) {
+	_, r, err := s.Message(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -613,13 +610,13 @@ func (s *Service) MailAttachments(ctx context.Context, a *generated.MailAttachme
 }
 
 // MailSync implements mail_sync.
-func (s *Service) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*generated.SyncReport, error) {
-	accts, err := s.visible(ctx)
+func (s *Mail) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*generated.SyncReport, error) {
+	accts, err := s.Visible(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if a.Account != nil && *a.Account != "" {
-		var one []configAccount
+		var one []config.Account
 		for _, x := range accts {
 			if x.Name == *a.Account {
 				one = append(one, x)
@@ -648,6 +645,16 @@ func (s *Service) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*gen
 }
 
 // MaxShowText and MaxHeaderText are kit's, named here for the tests of the command line.
+// Mail implements generated.MailHandlers.
+type Mail struct {
+	*kit.Kit
+	// Invitation is what mail_show shows of the invitation a message carries (the
+	// calendar_invite domain's), nil when it carries none.
+	Invitation func(ctx context.Context, r *store.Row, b *store.Body) *generated.Invitation
+}
+
+var _ generated.MailHandlers = (*Mail)(nil)
+
 const (
 	MaxShowText   = kit.MaxShowText
 	MaxHeaderText = kit.MaxHeaderText
