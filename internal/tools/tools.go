@@ -21,6 +21,7 @@ import (
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
 	"github.com/postern-mcp/postern/internal/tools/notes"
+	"github.com/postern-mcp/postern/internal/tools/unsubscribe"
 	"github.com/postern-mcp/postern/internal/tools/view"
 )
 
@@ -48,6 +49,7 @@ type Service struct {
 	mail.Mail
 	notes.Notes
 	attachments.Attachments
+	unsubscribe.Unsubscribe
 }
 
 // kit returns what the domain packages share, made from the fields at first use.
@@ -59,6 +61,7 @@ func (s *Service) kit() *kit.Kit {
 		s.Mail.Kit, s.Mail.Invitation = s.k, s.invitationView
 		s.Notes.Kit = s.k
 		s.Attachments.Kit, s.Attachments.FindMessage = s.k, s.Mail.Message
+		s.Unsubscribe.Kit, s.Unsubscribe.Mail = s.k, &s.Mail
 	}
 	return s.k
 }

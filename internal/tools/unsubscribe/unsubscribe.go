@@ -1,4 +1,6 @@
-package tools
+// Package unsubscribe serves the tool of catalog/mail_unsubscribe.yaml: mail_unsubscribe,
+// by the list's one-click link or by the message its mailto asks for.
+package unsubscribe
 
 import (
 	"context"
@@ -19,6 +21,15 @@ import (
 	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
+// Unsubscribe implements generated.MailUnsubscribeHandlers.
+type Unsubscribe struct {
+	*kit.Kit
+	// Mail finds the message and sends through the mail domain.
+	Mail *mail.Mail
+}
+
+var _ generated.MailUnsubscribeHandlers = (*Unsubscribe)(nil)
+
 // Unsubscribing tells the list's sender that the address is read, and cannot be undone: it is
 // a prepare/commit pair (effect send) whose preview says exactly which request goes where.
 // The URIs come from the store (store.Unsubscribe) and never reach an answer: they often
@@ -37,7 +48,7 @@ const (
 // first of: an RFC 8058 one-click POST (List-Unsubscribe-Post with an https URI); a message to
 // a mailto URI through the account's SMTP server; otherwise nothing is prepared and the error
 // names the page the person can open.
-func (s *Service) MailUnsubscribe(ctx context.Context, a *generated.MailUnsubscribeArgs) (*generated.Action, error) {
+func (s *Unsubscribe) MailUnsubscribe(ctx context.Context, a *generated.MailUnsubscribeArgs) (*generated.Action, error) {
 	st, r, err := s.Mail.Message(ctx, a.ID)
 	if err != nil {
 		return nil, err
@@ -156,7 +167,7 @@ func cause(err error) error {
 
 // mailtoAction is the unsubscribe message to uri, a mailto URI of r's List-Unsubscribe
 // (RFC 6068): to its address, with its subject and body, else "unsubscribe".
-func (s *Service) mailtoAction(ctx context.Context, r *store.Row, uri string) (*generated.Action, error) {
+func (s *Unsubscribe) mailtoAction(ctx context.Context, r *store.Row, uri string) (*generated.Action, error) {
 	id := store.EncodeID(r.ID)
 	addr, subject, body, err := readMailto(uri)
 	if err != nil {
