@@ -38,6 +38,7 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
@@ -67,13 +68,13 @@ func (s *Service) writeAccount(ctx context.Context, c *store.Collection, what st
 // person's projects keep from agents is refused before anything else is looked at,
 // and never named.
 func (s *Service) targetCollection(ctx context.Context, acc *kit.Access, kind projects.Kind, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
-	st, cs, err := s.collections(ctx, kinds...)
+	st, cs, err := s.Calendars.Collections(ctx, kinds...)
 	if err != nil {
 		return nil, nil, config.Account{}, err
 	}
-	if cs, err = pickCollection(cs, name, what, generated.ToolCalendarList); err != nil {
+	if cs, err = calendars.PickCollection(cs, name, what, generated.ToolCalendarList); err != nil {
 		// The names listed are only those an agent may see.
-		_, err = pickCollections(acc, kind, cs, name, what, generated.ToolCalendarList)
+		_, err = calendars.PickCollections(acc, kind, cs, name, what, generated.ToolCalendarList)
 		return nil, nil, config.Account{}, err
 	}
 	noun := "an event"
@@ -265,19 +266,19 @@ func newUID() string {
 // eventTarget reads the event an id names, with what writing it takes; a kept one
 // is as missing.
 func (s *Service) eventTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, string, error) {
-	n, key, ok := parseEventID(id)
+	n, key, ok := calendars.ParseEventID(id)
 	if !ok {
-		return nil, "", errNoEvent
+		return nil, "", calendars.ErrNoEvent
 	}
-	o, c, err := s.object(ctx, n, store.ObjectEvent)
+	o, c, err := s.Calendars.Object(ctx, n, store.ObjectEvent)
 	if err != nil {
 		if errors.Is(err, store.ErrNoObject) {
-			return nil, "", errNoEvent
+			return nil, "", calendars.ErrNoEvent
 		}
 		return nil, "", err
 	}
-	if keepsObject(acc, projects.Event, o, c) {
-		return nil, "", errNoEvent
+	if calendars.KeepsObject(acc, projects.Event, o, c) {
+		return nil, "", calendars.ErrNoEvent
 	}
 	acct, err := s.writeAccount(ctx, c, "calendar")
 	if err != nil {
@@ -311,7 +312,7 @@ func named(loc *time.Location) *time.Location {
 }
 
 func parseDay(arg, s string) (time.Time, error) {
-	t, err := time.Parse(rowDay, strings.TrimSpace(s))
+	t, err := time.Parse(calendars.RowDay, strings.TrimSpace(s))
 	if err != nil {
 		return t, fmt.Errorf("%s is not a date: an all-day event's %s is written YYYY-MM-DD", arg, arg)
 	}
@@ -341,8 +342,8 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView(ctx)
-	zone, err := zoneArg(a.TimeZone, v.person)
+	v := s.Calendars.CalendarView(ctx)
+	zone, err := zoneArg(a.TimeZone, v.Person)
 	if err != nil {
 		return nil, err
 	}
@@ -363,13 +364,13 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 		}
 		start, end = stamp{t: first, date: true}, stamp{t: last.AddDate(0, 0, 1), date: true}
 	} else {
-		t0, err := parseWhen("start", a.Start, zone, false)
+		t0, err := calendars.ParseWhen("start", a.Start, zone, false)
 		if err != nil {
 			return nil, err
 		}
 		t1 := t0.Add(time.Hour)
 		if a.End != nil && *a.End != "" {
-			if t1, err = parseWhen("end", *a.End, zone, false); err != nil {
+			if t1, err = calendars.ParseWhen("end", *a.End, zone, false); err != nil {
 				return nil, err
 			}
 		}
@@ -410,7 +411,7 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 	}
 	res := &generated.EventWritten{Action: "create an event", Outcome: "created", Calendar: c.Name, Account: c.Account}
 	if a.DryRun {
-		lines, err := v.eventLines(c, build("preview@postern", v.now), "", nil)
+		lines, err := eventLines(v, c, build("preview@postern", v.Now), "", nil)
 		if err != nil {
 			return nil, err
 		}
@@ -438,10 +439,10 @@ func (s *Service) eventWritten(ctx context.Context, res *generated.EventWritten,
 	if o == nil {
 		return res
 	}
-	v := s.calendarView(ctx)
-	if cal, err := calendar.Parse(o.Data, v.person); err == nil {
+	v := s.Calendars.CalendarView(ctx)
+	if cal, err := calendar.Parse(o.Data, v.Person); err == nil {
 		if e, ok := cal.Instance(key); ok {
-			r := v.row(o, c, e)
+			r := v.Row(o, c, e)
 			res.Event = &r
 		}
 	}
@@ -450,8 +451,8 @@ func (s *Service) eventWritten(ctx context.Context, res *generated.EventWritten,
 
 // eventLines are the preview of an event as text would store it: the
 // instance key of it (or the event), with changed (the fields asked) first.
-func (v calView) eventLines(c *store.Collection, text, key string, changed []string) ([]string, error) {
-	cal, err := calendar.Parse(text, v.person)
+func eventLines(v calendars.View, c *store.Collection, text, key string, changed []string) ([]string, error) {
+	cal, err := calendar.Parse(text, v.Person)
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +460,7 @@ func (v calView) eventLines(c *store.Collection, text, key string, changed []str
 	if !ok {
 		return nil, errors.New("the changed event cannot be read back; nothing was prepared")
 	}
-	r := v.row(&store.Object{}, c, e)
+	r := v.Row(&store.Object{}, c, e)
 	var out []string
 	if len(changed) > 0 {
 		out = append(out, "Changes: "+strings.Join(changed, ", "))
@@ -522,7 +523,7 @@ func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdat
 	} else {
 		res, err = s.calendarUpdate(ctx, acc, a)
 	}
-	return res, missingFor(acc, err)
+	return res, calendars.MissingFor(acc, err)
 }
 
 // eventFieldsGiven names the fields of an event a asks to change.
@@ -547,7 +548,7 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *kit.Access, a *genera
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView(ctx)
+	v := s.Calendars.CalendarView(ctx)
 	zone, err := zoneArg(a.TimeZone, nil)
 	if err != nil {
 		return nil, err
@@ -557,9 +558,9 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *kit.Access, a *genera
 	}
 	now := time.Now()
 	if a.DryRun {
-		now = v.now
+		now = v.Now
 	}
-	text, changed, err := editEvent(w.o.Data, key, a, v.person, zone, now)
+	text, changed, err := editEvent(w.o.Data, key, a, v.Person, zone, now)
 	if err != nil {
 		return nil, err
 	}
@@ -569,7 +570,7 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *kit.Access, a *genera
 	}
 	res := &generated.EventWritten{Action: what, Outcome: "updated", Calendar: w.c.Name, Account: w.c.Account}
 	if a.DryRun {
-		lines, err := v.eventLines(w.c, text, key, changed)
+		lines, err := eventLines(v, w.c, text, key, changed)
 		if err != nil {
 			return nil, err
 		}
@@ -577,7 +578,7 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *kit.Access, a *genera
 		return res, nil
 	}
 	o, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolCalendarUpdate, what: what + " in " + w.c.Name,
-		href: w.o.Href, data: []byte(text), summary: calendar.Text(mustInstance(text, key, v.person), ical.PropSummary)})
+		href: w.o.Href, data: []byte(text), summary: calendar.Text(mustInstance(text, key, v.Person), ical.PropSummary)})
 	if err != nil {
 		return nil, err
 	}
@@ -668,10 +669,10 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 	}
 	e, ok := cal.Instance(key)
 	if !ok {
-		return "", nil, errNoEvent
+		return "", nil, calendars.ErrNoEvent
 	}
 	if key != "" && !e.Recurring {
-		return "", nil, errNoEvent
+		return "", nil, calendars.ErrNoEvent
 	}
 	d, err := parseICS(data)
 	if err != nil {
@@ -725,7 +726,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 		}
 	}
 	if !found {
-		return "", nil, errNoEvent
+		return "", nil, calendars.ErrNoEvent
 	}
 	var changed []string
 	var edits []edit
@@ -775,7 +776,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 		} else {
 			t0, t1 := e.Start, e.End
 			if a.Start != nil {
-				if t0, err = parseWhen("start", *a.Start, read, false); err != nil {
+				if t0, err = calendars.ParseWhen("start", *a.Start, read, false); err != nil {
 					return "", nil, err
 				}
 				if a.End == nil {
@@ -783,7 +784,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 				}
 			}
 			if a.End != nil {
-				if t1, err = parseWhen("end", *a.End, read, false); err != nil {
+				if t1, err = calendars.ParseWhen("end", *a.End, read, false); err != nil {
 					return "", nil, err
 				}
 			}
@@ -819,29 +820,29 @@ func (s *Service) calendarCancel(ctx context.Context, acc *kit.Access, id string
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView(ctx)
+	v := s.Calendars.CalendarView(ctx)
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}
-	cal, err := calendar.Parse(w.o.Data, v.person)
+	cal, err := calendar.Parse(w.o.Data, v.Person)
 	if err != nil {
 		return nil, err
 	}
 	e, ok := cal.Instance(key)
 	if !ok {
-		return nil, errNoEvent
+		return nil, calendars.ErrNoEvent
 	}
 	summary := calendar.Text(e.Comp, ical.PropSummary)
 	now := time.Now()
 	if dryRun {
-		now = v.now
+		now = v.Now
 	}
 	res := &generated.EventWritten{Outcome: "cancelled", Calendar: w.c.Name, Account: w.c.Account}
 	var text string
 	switch {
 	case key != "" && e.Recurring:
 		res.Action = "cancel one instance of the recurring event (an EXDATE; the other dates stay)"
-		if text, err = excludeInstance(w.o.Data, key, v.person, now); err != nil {
+		if text, err = excludeInstance(w.o.Data, key, v.Person, now); err != nil {
 			return nil, err
 		}
 	case hasAttendees(w.o.Data):
@@ -870,7 +871,7 @@ func (s *Service) calendarCancel(ctx context.Context, acc *kit.Access, id string
 		if text == "" || key != "" && e.Recurring {
 			shown = w.o.Data
 		}
-		lines, err := v.eventLines(w.c, shown, shownKey, nil)
+		lines, err := eventLines(v, w.c, shown, shownKey, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -928,7 +929,7 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 	}
 	e, ok := cal.Instance(key)
 	if !ok {
-		return "", errNoEvent
+		return "", calendars.ErrNoEvent
 	}
 	d, err := parseICS(data)
 	if err != nil {
@@ -940,7 +941,7 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 	}
 	me, ok := cal.Instance("")
 	if !ok {
-		return "", errNoEvent
+		return "", calendars.ErrNoEvent
 	}
 	ms, _ := d.first(master, "DTSTART")
 	f := formOf(me, ms)
@@ -951,7 +952,7 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 		orig, err = time.Parse("20060102T150405Z", key)
 	}
 	if err != nil {
-		return "", errNoEvent
+		return "", calendars.ErrNoEvent
 	}
 	// The override of this instance goes (from the last line up, so indexes hold).
 	if rid := e.Comp.Props.Get(ical.PropRecurrenceID); rid != nil {

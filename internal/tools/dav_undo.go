@@ -235,7 +235,7 @@ func davRowID(kind string, id int64) string {
 // returns what undoes the undo, when it changed the server.
 func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVItem, dryRun bool, row *generated.ActionRow) (*store.DAVItem, error) {
 	noun := davNoun(d.Kind)
-	_, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	_, cs, err := s.Calendars.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
 )
@@ -205,7 +206,7 @@ func (t *invTarget) key() *invTargetKey {
 // Calendars the person's projects keep are never listed, and are chosen only when named or
 // when they hold the event already (the answer is then refused: refuseInvitation).
 func (s *Service) calendarTarget(ctx context.Context, acc *kit.Access, name *string, own []string, iv *invite, partstat string) (*invTarget, string, error) {
-	st, cs, err := s.collections(ctx, store.KindCalendar)
+	st, cs, err := s.Calendars.Collections(ctx, store.KindCalendar)
 	if err != nil {
 		return nil, "", err
 	}
@@ -236,7 +237,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *kit.Access, name *str
 	writable = append(writable, keptWritable...)
 	var existing map[int64]*store.Object
 	if len(writable) > 0 && st != nil {
-		objs, err := st.ObjectsByUID(ctx, ids(writable), iv.uid)
+		objs, err := st.ObjectsByUID(ctx, calendars.IDs(writable), iv.uid)
 		if err != nil {
 			return nil, "", err
 		}
@@ -255,9 +256,9 @@ func (s *Service) calendarTarget(ctx context.Context, acc *kit.Access, name *str
 		return t, "", nil
 	}
 	if name != nil && *name != "" {
-		named, err := pickCollection(cs, name, "calendar", generated.ToolCalendarList)
+		named, err := calendars.PickCollection(cs, name, "calendar", generated.ToolCalendarList)
 		if err != nil {
-			_, err = pickCollections(acc, projects.Event, cs, name, "calendar", generated.ToolCalendarList) // lists only the shown
+			_, err = calendars.PickCollections(acc, projects.Event, cs, name, "calendar", generated.ToolCalendarList) // lists only the shown
 			return nil, "", err
 		}
 		for _, c := range named {
@@ -408,8 +409,8 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 		inv.Problem = "The invitation's calendar part was not kept (synced before postern kept them)."
 		return inv
 	}
-	v := s.calendarView(ctx)
-	cal, err := calendar.Parse(b.Calendar, v.person)
+	v := s.Calendars.CalendarView(ctx)
+	cal, err := calendar.Parse(b.Calendar, v.Person)
 	if err != nil {
 		inv.Problem = err.Error()
 		return inv
@@ -425,13 +426,13 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	inv.Summary = calendar.Text(e.Comp, ical.PropSummary)
 	inv.Location = calendar.Text(e.Comp, ical.PropLocation)
 	if org, ok := calendar.Organizer(e.Comp); ok {
-		inv.Organizer = personString(org)
+		inv.Organizer = calendars.PersonString(org)
 	}
 	if e.AllDay {
-		inv.Start, inv.End = e.FirstDay.Format(rowDay), e.LastDay.Format(rowDay)
+		inv.Start, inv.End = e.FirstDay.Format(calendars.RowDay), e.LastDay.Format(calendars.RowDay)
 		inv.AllDay = kit.Ptr(true)
 	} else {
-		inv.Start, inv.End = showTime(e.Start, v.person), showTime(e.End, v.person)
+		inv.Start, inv.End = calendars.ShowTime(e.Start, v.Person), calendars.ShowTime(e.End, v.Person)
 	}
 	if e.RecurrenceID != "" && e.Comp.Props.Get(ical.PropRecurrenceID) != nil {
 		inv.Instance = kit.Ptr(true)
@@ -440,8 +441,8 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	}
 	answer := func(comp *ical.Component) string {
 		for _, a := range calendar.Attendees(comp) {
-			if v.own[strings.ToLower(a.Email)] {
-				return answers[a.PartStat]
+			if v.Own[strings.ToLower(a.Email)] {
+				return calendars.Answers[a.PartStat]
 			}
 		}
 		return ""
@@ -454,25 +455,25 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	if err != nil {
 		return inv
 	}
-	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	st, cs, err := s.Calendars.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil || len(cs) == 0 {
 		return inv
 	}
-	found, err := st.ObjectsByUID(ctx, ids(cs), r.InvitationUID)
+	found, err := st.ObjectsByUID(ctx, calendars.IDs(cs), r.InvitationUID)
 	if err != nil {
 		return inv
 	}
-	coll := byID(cs)
+	coll := calendars.ByID(cs)
 	var objs []*store.Object // the copies this agent may see
 	for _, o := range found {
-		if !keepsObject(acc, projects.Event, o, coll[o.CollectionID]) {
+		if !calendars.KeepsObject(acc, projects.Event, o, coll[o.CollectionID]) {
 			objs = append(objs, o)
 		}
 	}
 	if len(objs) == 0 {
 		return inv
 	}
-	mine, err := calendar.Parse(objs[0].Data, v.person)
+	mine, err := calendar.Parse(objs[0].Data, v.Person)
 	if err != nil {
 		return inv
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
@@ -191,7 +192,7 @@ func storedThings(ctx context.Context, st *store.Store, noteRoots []string) ([]p
 						t.Kind = projects.Task
 					default:
 						t.Kind = projects.Contact
-						if card, ok := contactCard(o); ok {
+						if card, ok := calendars.ContactCard(o); ok {
 							for _, f := range card[vcard.FieldEmail] {
 								if e := strings.TrimSpace(strings.TrimPrefix(f.Value, "mailto:")); e != "" {
 									t.Emails = append(t.Emails, e)

@@ -120,7 +120,7 @@ func (s *Service) List(ctx context.Context, g dispatch.Grant) []mcp.Resource {
 	}
 	// The server lists at every Poll: a store no sync made yet is not created by a look.
 	if r, ok := resourceSpec(generated.ResourceAgenda); ok && g[r.Scope] && s.storeExists(ctx) {
-		if _, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks); err == nil && len(cs) > 0 {
+		if _, cs, err := s.Calendars.Collections(ctx, store.KindCalendar, store.KindTasks); err == nil && len(cs) > 0 {
 			out = append(out, mcp.Resource{URI: uriFor(r, today), Name: "agenda-" + today, Title: "Today's agenda", Description: r.Description, MimeType: r.MimeType})
 		}
 	}
@@ -221,7 +221,7 @@ func (s *Service) threadMember(ctx context.Context, id string) string {
 // agendaDay is {day} as the agenda tool's from and to: today in the person's zone, or a date.
 func (s *Service) agendaDay(v string) (string, error) {
 	if v == today {
-		return time.Now().In(s.personZone()).Format(time.DateOnly), nil
+		return time.Now().In(s.Calendars.PersonZone()).Format(time.DateOnly), nil
 	}
 	if _, err := time.Parse(time.DateOnly, v); err != nil {
 		return "", fmt.Errorf("%q is not a day; use today or a date such as 2026-03-31", v)

@@ -18,6 +18,7 @@ import (
 	srcnotes "github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/attachments"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
 	"github.com/postern-mcp/postern/internal/tools/notes"
@@ -47,6 +48,7 @@ type Service struct {
 	// The domains, one per catalog file (package doc): each implements its interface of
 	// generated.Handlers over the kit, set at the first view.
 	mail.Mail
+	calendars.Calendars
 	notes.Notes
 	attachments.Attachments
 	unsubscribe.Unsubscribe
@@ -60,6 +62,7 @@ func (s *Service) kit() *kit.Kit {
 		s.k = &kit.Kit{Version: s.Version, Config: s.Config, SaveDir: s.SaveDir, Sync: s.Sync}
 		s.Mail.Kit, s.Mail.Invitation = s.k, s.invitationView
 		s.Notes.Kit = s.k
+		s.Calendars.Kit = s.k
 		s.Attachments.Kit, s.Attachments.FindMessage = s.k, s.Mail.Message
 		s.Unsubscribe.Kit, s.Unsubscribe.Mail = s.k, &s.Mail
 	}
@@ -160,7 +163,7 @@ func visibleWarnings(ctx context.Context, acc *kit.Access, st *store.Store, acco
 	}
 	kept := map[string]bool{}
 	for _, c := range cs {
-		kept[c.URL] = acc.KeepsCollection(collKind(c), c)
+		kept[c.URL] = acc.KeepsCollection(calendars.CollKind(c), c)
 	}
 	var out []string
 	for _, w := range ws {

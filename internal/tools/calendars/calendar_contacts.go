@@ -1,4 +1,4 @@
-package tools
+package calendars
 
 import (
 	"context"
@@ -17,17 +17,17 @@ import (
 	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
-func contactCard(o *store.Object) (vcard.Card, bool) { return contact.Parse(o.Data) }
+func ContactCard(o *store.Object) (vcard.Card, bool) { return contact.Parse(o.Data) }
 
 // contactRow is what the contact tools show of o: contact.Read, the same values the store's
 // contact search column is filled from (masked as these are shown).
-func (v calView) contactRow(o *store.Object, c *store.Collection, card vcard.Card) generated.ContactRow {
+func (v View) contactRow(o *store.Object, c *store.Collection, card vcard.Card) generated.ContactRow {
 	sh := contact.Read(card, o.Summary)
 	r := generated.ContactRow{
 		ID: "c" + strconv.FormatInt(o.ID, 36), Name: sh.Name, AddressBook: c.Name,
 		Emails: sh.Emails, Phones: sh.Phones, Organization: sh.Organization,
 	}
-	if v.multi {
+	if v.Multi {
 		r.Account = c.Account
 	}
 	return r
@@ -40,7 +40,7 @@ func keepsContact(a *kit.Access, o *store.Object, c *store.Collection) bool {
 		return false
 	}
 	t := projects.Thing{Kind: projects.Contact, Account: c.Account, Collection: c.Name, URL: c.URL, UID: o.UID}
-	if card, ok := contactCard(o); ok {
+	if card, ok := ContactCard(o); ok {
 		for _, f := range card[vcard.FieldEmail] {
 			if e := strings.TrimSpace(strings.TrimPrefix(f.Value, "mailto:")); e != "" {
 				t.Emails = append(t.Emails, e)
@@ -56,11 +56,11 @@ func keptContacts(a *kit.Access, ctx context.Context, st *store.Store, cs []*sto
 	if !a.Active() || len(cs) == 0 {
 		return nil, nil
 	}
-	objs, err := st.Objects(ctx, ids(cs), store.ObjectContact, time.Time{}, time.Time{})
+	objs, err := st.Objects(ctx, IDs(cs), store.ObjectContact, time.Time{}, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	coll := byID(cs)
+	coll := ByID(cs)
 	kept := map[int64]bool{}
 	for _, o := range objs {
 		if keepsContact(a, o, coll[o.CollectionID]) {
@@ -71,14 +71,14 @@ func keptContacts(a *kit.Access, ctx context.Context, st *store.Store, cs []*sto
 }
 
 // ContactsSearch implements contacts_search.
-func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearchArgs) (*generated.ContactList, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) ContactsSearch(ctx context.Context, a *generated.ContactsSearchArgs) (*generated.ContactList, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView(ctx)
+	v := s.CalendarView(ctx)
 	res := &generated.ContactList{Contacts: []generated.ContactRow{}}
-	st, cs, err := s.collections(ctx, store.KindAddressBook)
+	st, cs, err := s.Collections(ctx, store.KindAddressBook)
 	if err != nil || len(cs) == 0 {
 		return res, err
 	}
@@ -91,13 +91,13 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 		return nil, err
 	}
 	res.LeftOut = kit.NonZero(len(kept))
-	res.SyncedAt = s.kit().CollectionsSyncedAt(ctx, cs)
+	res.SyncedAt = s.CollectionsSyncedAt(ctx, cs)
 	// Kept contacts may be among the matches: ask for as many more as there are.
-	objs, err := st.SearchContacts(ctx, ids(cs), a.Query, limit+1+len(kept))
+	objs, err := st.SearchContacts(ctx, IDs(cs), a.Query, limit+1+len(kept))
 	if err != nil {
 		return nil, err
 	}
-	coll := byID(cs)
+	coll := ByID(cs)
 	for _, o := range objs {
 		if kept[o.ID] {
 			continue
@@ -106,7 +106,7 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 			res.Truncated = kit.Ptr(true)
 			break
 		}
-		card, ok := contactCard(o)
+		card, ok := ContactCard(o)
 		if !ok {
 			continue
 		}
@@ -118,21 +118,21 @@ func (s *Service) ContactsSearch(ctx context.Context, a *generated.ContactsSearc
 var errNoContact = errors.New("there is no such contact here; " + generated.ToolContactsSearch + " finds contacts and their ids")
 
 // ContactGet implements contact_get.
-func (s *Service) ContactGet(ctx context.Context, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) ContactGet(ctx context.Context, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := s.contactGet(ctx, acc, a)
-	return res, missingFor(acc, err)
+	return res, MissingFor(acc, err)
 }
 
-func (s *Service) contactGet(ctx context.Context, acc *kit.Access, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
-	n, ok := parseObjectID(a.ID, 'c')
+func (s *Calendars) contactGet(ctx context.Context, acc *kit.Access, a *generated.ContactGetArgs) (*generated.ContactDetail, error) {
+	n, ok := ParseObjectID(a.ID, 'c')
 	if !ok {
 		return nil, errNoContact
 	}
-	o, c, err := s.object(ctx, n, store.ObjectContact)
+	o, c, err := s.Object(ctx, n, store.ObjectContact)
 	if err != nil {
 		if errors.Is(err, store.ErrNoObject) {
 			return nil, errNoContact
@@ -142,11 +142,11 @@ func (s *Service) contactGet(ctx context.Context, acc *kit.Access, a *generated.
 	if keepsContact(acc, o, c) {
 		return nil, errNoContact
 	}
-	card, ok := contactCard(o)
+	card, ok := ContactCard(o)
 	if !ok {
 		return nil, errors.New("this contact's vCard cannot be read; the address book holds a broken copy")
 	}
-	v := s.calendarView(ctx)
+	v := s.CalendarView(ctx)
 	res := &generated.ContactDetail{Contact: v.contactRow(o, c, card), Title: contact.Read(card, o.Summary).Title,
 		Birthday: card.Value(vcard.FieldBirthday), Urls: contact.Values(card, vcard.FieldURL)}
 	for _, ad := range card.Addresses() {
