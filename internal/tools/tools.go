@@ -299,3 +299,9 @@ func pageNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// MaxShowText and MaxHeaderText are kit's, named here for the tests of the command line.
+const (
+	MaxShowText   = kit.MaxShowText
+	MaxHeaderText = kit.MaxHeaderText
+)

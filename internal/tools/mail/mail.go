@@ -18,6 +18,16 @@ import (
 	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
+// Mail implements generated.MailHandlers.
+type Mail struct {
+	*kit.Kit
+	// Invitation is what mail_show shows of the invitation a message carries (the
+	// calendar_invite domain's), nil when it carries none.
+	Invitation func(ctx context.Context, r *store.Row, b *store.Body) *generated.Invitation
+}
+
+var _ generated.MailHandlers = (*Mail)(nil)
+
 // ScopeAccounts narrows the visible accounts to one when the agent names it
 // (found as findAccount finds it); an error when there is no account at all.
 // A hidden account and one that does not exist get the same answer.
@@ -555,7 +565,7 @@ func (s *Mail) MailHeaders(ctx context.Context, a *generated.MailHeadersArgs) (*
 		return nil, err
 	}
 	res := &generated.HeaderList{ID: a.ID, Headers: make([]generated.HeaderField, 0, min(len(b.Headers), 1024))}
-	left := kit.Budget(MaxHeaderText)
+	left := kit.Budget(kit.MaxHeaderText)
 	for _, h := range b.Headers {
 		// A field counts as written: name, ": ", value, CRLF.
 		if !left.Take(kit.Shown(h.Name) + kit.Shown(h.Value) + 4) {
@@ -643,19 +653,3 @@ func (s *Mail) MailSync(ctx context.Context, a *generated.MailSyncArgs) (*genera
 	}
 	return res, nil
 }
-
-// MaxShowText and MaxHeaderText are kit's, named here for the tests of the command line.
-// Mail implements generated.MailHandlers.
-type Mail struct {
-	*kit.Kit
-	// Invitation is what mail_show shows of the invitation a message carries (the
-	// calendar_invite domain's), nil when it carries none.
-	Invitation func(ctx context.Context, r *store.Row, b *store.Body) *generated.Invitation
-}
-
-var _ generated.MailHandlers = (*Mail)(nil)
-
-const (
-	MaxShowText   = kit.MaxShowText
-	MaxHeaderText = kit.MaxHeaderText
-)
