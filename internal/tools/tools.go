@@ -1,6 +1,10 @@
 // Package tools implements the catalog's tools (the generated Handlers
-// interface) and the resources the server offers. It reads the configuration and
-// the store; it never returns an account's secret or how it is obtained.
+// interface) and the resources the server offers. Service composes the domain
+// packages under internal/tools, one per catalog file, each implementing its
+// file's interface, and serves the tools of the files not yet in a package of
+// their own. Every handler reads the configuration and the store through the view
+// dispatch opens for its call (package view); it never returns an account's
+// secret or how it is obtained.
 package tools
 
 import (
