@@ -40,7 +40,7 @@ type Service struct {
 	// StorePath is the store's file; the call's view opens it on first use (package view).
 	StorePath string
 	// SaveDir is postern mcp --save-dir: the folder attachments are saved in, over the
-	// configuration's save_dir (attach.go).
+	// configuration's save_dir (package attachments).
 	SaveDir string
 	// Sync runs a sync of the given accounts (mail_sync); nil when this process cannot sync.
 	Sync func(ctx context.Context, accounts []config.Account) ([]mailsync.Outcome, error)
@@ -132,7 +132,7 @@ func (s *Service) syncStats(ctx context.Context) map[string]store.AccountStat {
 	if err != nil {
 		return nil
 	}
-	// An account's count leaves out what the person's projects keep (access.go).
+	// An account's count leaves out what the person's projects keep (kit.Access).
 	acc, err := s.access(ctx)
 	if err != nil {
 		return nil

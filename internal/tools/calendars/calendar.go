@@ -30,7 +30,7 @@ import (
 // zone. Every string a stranger wrote leaves through the answer boundary as
 // the catalog's formats say (line, or body for descriptions and notes).
 //
-// The person's projects (access.go) are asked about every event, task and
+// The person's projects (kit.Access) are asked about every event, task and
 // contact: lists leave the kept ones out and count them over their whole range
 // or collections, whatever else was asked; a kept collection is not listed and
 // cannot be named; a kept thing asked for by id gets the missing one's answer.

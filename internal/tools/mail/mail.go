@@ -247,7 +247,7 @@ func (s *Mail) Page(ctx context.Context, f *store.Filter, fields []string, count
 	if f.Hide, err = acc.Mail(ctx, st); err != nil {
 		return nil, err
 	}
-	// What is kept is counted over the list's scope, never its words (access.go). A
+	// What is kept is counted over the list's scope, never its words (kit.Access). A
 	// search's scope is its accounts; a list's, its folder too.
 	scopeFolder := f.Folder
 	if f.Query != nil {

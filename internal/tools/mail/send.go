@@ -227,7 +227,7 @@ func (s *Mail) compose(ctx context.Context, a *generated.MailDraftArgs, sending 
 }
 
 // refuseProjectMail refuses a message that would write into a project closed to agents
-// (access.go refuseMail): origID is the message it answers or forwards, or "".
+// (kit.Access.RefuseMail): origID is the message it answers or forwards, or "".
 func (s *Mail) refuseProjectMail(ctx context.Context, origID string, recipients []string) error {
 	acc, err := s.Access(ctx)
 	if err != nil || !acc.Active() {
