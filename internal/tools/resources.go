@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/core"
 	"github.com/postern-mcp/postern/internal/tools/mail"
 	"net/url"
 	"strings"
@@ -141,9 +142,9 @@ func (s *Service) Read(ctx context.Context, uri string, g dispatch.Grant) (mcp.C
 	var err error
 	switch ref.spec.Name {
 	case generated.ResourceDocs:
-		_, t, found := page(ref.value)
+		_, t, found := core.Page(ref.value)
 		if !found {
-			return mcp.Contents{}, notFound(answer.Sentence(fmt.Sprintf("there is no page %q; the pages are %s", ref.value, pageNames())))
+			return mcp.Contents{}, notFound(answer.Sentence(fmt.Sprintf("there is no page %q; the pages are %s", ref.value, core.PageNames())))
 		}
 		return mcp.Contents{URI: uri, MimeType: ref.spec.MimeType, Text: t}, nil
 	case generated.ResourceMessage:
@@ -242,7 +243,7 @@ func (s *Service) Digest(ctx context.Context, uri string, g dispatch.Grant) stri
 	var v any
 	switch ref.spec.Name {
 	case generated.ResourceDocs:
-		_, t, found := page(ref.value)
+		_, t, found := core.Page(ref.value)
 		if !found {
 			return ""
 		}
