@@ -61,7 +61,8 @@ var entryPoints = map[string]bool{
 }
 
 // TestStoreOnlyThroughTheView: no code under internal/tools but package view opens the
-// store or keeps one beyond a call (a package variable or a field of the service), no
+// store or keeps one beyond a call (a package variable, a field of the service, the kit or a
+// domain), no
 // handler opens a view of its own, and the service's store is read through the call's view.
 func TestStoreOnlyThroughTheView(t *testing.T) {
 	var files []string
@@ -121,13 +122,14 @@ func TestStoreOnlyThroughTheView(t *testing.T) {
 							t.Errorf("%s: package variable %s holds a store", fset.Position(sp.Pos()), sp.Names[0].Name)
 						}
 					case *ast.TypeSpec:
+						// The service, the kit and the domains outlive a call: none holds a store.
 						s, ok := sp.Type.(*ast.StructType)
-						if !ok || sp.Name.Name != "Service" {
+						if !ok || !sp.Name.IsExported() {
 							continue
 						}
 						for _, fl := range s.Fields.List {
 							if isStorePtr(fl.Type) {
-								t.Errorf("%s: the Service holds a store outside the call's view", fset.Position(fl.Pos()))
+								t.Errorf("%s: %s holds a store outside the call's view", fset.Position(fl.Pos()), sp.Name.Name)
 							}
 						}
 					}
