@@ -32,7 +32,7 @@ var namesAllowed = map[[2]string]string{
 	{"internal/sieve/translate.go", "delete"}: "the rule action delete (RuleAction.do), not the effect",
 	{"internal/tools/actions.go", "read"}:     "the value read of mail_mark's how argument",
 	{"internal/tools/actions.go", "delete"}:   "the name of a move to trash's action in its answer and the action log",
-	{"internal/tools/send.go", "send"}:        "the payload kind of a message to send (beside draft), digested into the token",
+	{"internal/tools/mail/send.go", "send"}:   "the payload kind of a message to send (beside draft), digested into the token",
 	{"internal/mailparse/html.go", "none"}:    "the CSS values display: none and the colour channel none",
 	{"internal/mask/phrases.go", "none"}:      "a word of the masking phrase lists",
 	{"internal/mask/phrases.go", "status"}:    "a word of the masking phrase lists",

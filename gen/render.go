@@ -206,6 +206,24 @@ type model struct {
 	Pages []*catalog.Page
 	// Replaced maps old tool names to the tools that replace them, sorted by old name.
 	Replaced []replacedView
+	// Groups are the handler interfaces, one per catalog file that declares tools, sorted
+	// by file: Handlers embeds them all.
+	Groups []*groupView
+}
+
+// groupView is the handler interface of one catalog file: catalog/mail_actions.yaml's
+// tools are MailActionsHandlers' methods, in catalog order (a pair's commit half has none).
+type groupView struct {
+	Name  string // MailActionsHandlers
+	File  string // catalog/mail_actions.yaml
+	Tools []*toolView
+}
+
+// GroupName is the handler interface of the catalog file file: catalog/mail_actions.yaml →
+// MailActionsHandlers.
+func GroupName(file string) string {
+	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	return catalog.GoName(base) + "Handlers"
 }
 
 // usageView is one row of the budget table of the tools page.
@@ -386,9 +404,21 @@ func newModel(c *catalog.Catalog) *model {
 		cv.PhaseConst, cv.PairConst = catalog.ConstName("Phase", cv.Phase), pv.Const
 		m.Tools = append(m.Tools, pv, cv)
 	}
+	groups := map[string]*groupView{}
 	for _, tv := range m.Tools {
 		tv.CostKB = toolwire.KB(tv.Cost)
+		if tv.Phase == catalog.PhaseCommit {
+			continue
+		}
+		g := groups[tv.Pos.File]
+		if g == nil {
+			g = &groupView{Name: GroupName(tv.Pos.File), File: tv.Pos.File}
+			groups[tv.Pos.File] = g
+			m.Groups = append(m.Groups, g)
+		}
+		g.Tools = append(g.Tools, tv)
 	}
+	sort.Slice(m.Groups, func(i, j int) bool { return m.Groups[i].File < m.Groups[j].File })
 	for _, u := range c.Usage() {
 		uv := usageView{Usage: u, ModelFacingKB: toolwire.KB(u.ModelFacing)}
 		if u.Limits.ModelFacing > 0 {

@@ -28,7 +28,7 @@ func GoName(snake string) string {
 var reservedTypeNames = map[string]bool{"Handlers": true, "Action": true, "PendingCommit": true}
 
 func reservedTypeName(name string) bool {
-	return reservedTypeNames[name] || strings.HasSuffix(name, "Spec") || strings.HasSuffix(name, "Args") || strings.HasSuffix(name, SchemaFileSuffix)
+	return reservedTypeNames[name] || strings.HasSuffix(name, "Handlers") || strings.HasSuffix(name, "Spec") || strings.HasSuffix(name, "Args") || strings.HasSuffix(name, SchemaFileSuffix)
 }
 
 // SchemaFileSuffix ends the name of the generated constant that holds the path

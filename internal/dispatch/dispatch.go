@@ -4,6 +4,12 @@
 // goes on to package approval, every answer out through package answer, and
 // the call's line to package audit. It never runs a handler on arguments that
 // failed validation.
+//
+// One view per call: when the handlers also implement Views, the registry opens the
+// call's view (what the call may see: the visible accounts, the projects filter, the
+// store) once, right before the handler runs, and hands it to the handler in the call's
+// context; the handlers read the store only through it (package tools/view), so a
+// handler cannot reach the store without the call's filter.
 package dispatch
 
 import (
@@ -156,9 +162,16 @@ type Registry struct {
 	byName   map[string]*Tool
 	oneCall  map[string]*Tool // a prepare half as a client that can ask the person is offered it
 	handlers generated.Handlers
+	views    Views        // nil: the handlers need no view
 	audit    *audit.Batch // nil: no audit log
 	pairs    *approval.Pairs
 	replaced map[string]string // old tool name → the tool that replaces it
+}
+
+// Views opens the view of one call: Open returns ctx carrying it. The handlers read what
+// the call may see from it, and refuse a call without one.
+type Views interface {
+	OpenView(ctx context.Context) context.Context
 }
 
 // SetApprovals makes prepare/commit pairs work; without it they refuse.
@@ -184,13 +197,15 @@ func (r *Registry) FlushAudit() { r.audit.Flush() }
 // Close writes every audit line still queued. Call it when no more calls come.
 func (r *Registry) Close() { r.audit.Close() }
 
-// New builds the registry over h, reading the embedded schemas.
+// New builds the registry over h, reading the embedded schemas. When h is also Views,
+// every call runs with a view h opens for it.
 func New(h generated.Handlers) (*Registry, error) {
 	pairs, err := approval.NewPairs()
 	if err != nil {
 		return nil, fmt.Errorf("no randomness for the server's keys: %w", err)
 	}
 	r := &Registry{byName: map[string]*Tool{}, oneCall: map[string]*Tool{}, handlers: h, pairs: pairs, replaced: generated.Replaced}
+	r.views, _ = h.(Views)
 	for i := range generated.Tools {
 		spec := &generated.Tools[i]
 		in, err := generated.Files.ReadFile(spec.InputSchema)
@@ -473,6 +488,10 @@ func (r *Registry) run(ctx context.Context, t *Tool, raw json.RawMessage) (res *
 	}()
 	if isEmptyObject(raw) {
 		raw = nil // the generated Call starts from the defaults; nothing to decode
+	}
+	if r.views != nil {
+		// One view per call, for the handler and, on a commit, the action it runs.
+		ctx = r.views.OpenView(ctx)
 	}
 	out, err := t.Spec.Call(ctx, r.handlers, raw)
 	if err != nil {

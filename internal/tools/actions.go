@@ -17,6 +17,8 @@ import (
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // Acting on mail (mail_move, with its words archive, junk, not_junk and trash;
@@ -71,11 +73,11 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 	if len(ids) == 0 && query == nil {
 		return nil, nil, errors.New("say which messages: ids (from " + generated.ToolMailList + " or " + generated.ToolMailSearch + ") or a query")
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,24 +85,24 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 	if err != nil {
 		return nil, nil, err
 	}
-	hide, err := acc.mail(ctx, st)
+	hide, err := acc.Mail(ctx, st)
 	if err != nil {
 		return nil, nil, err
 	}
 	var nums []int64
 	if query != nil {
-		searchable, err := s.searchAccounts()
+		searchable, err := s.Mail.SearchAccounts(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		q, err := s.parseQuery(ctx, *query)
+		q, err := s.Mail.ParseQuery(ctx, *query)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := resolveQueryAccounts(q, searchable); err != nil {
+		if err := mail.ResolveQueryAccounts(q, searchable); err != nil {
 			return nil, nil, err
 		}
-		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: searchesBodies(ctx), Limit: maxActed, Hide: hide})
+		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: kit.SearchesBodies(ctx), Limit: maxActed, Hide: hide})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -129,8 +131,8 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 			return nil, nil, err
 		}
 		for _, n := range nums {
-			if t, ok := threads[n]; ok && hide.Keeps(t, acc.threads) {
-				return nil, nil, acc.notFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
+			if t, ok := threads[n]; ok && hide.Keeps(t, acc.KeptThreads()) {
+				return nil, nil, acc.NotFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
 			}
 		}
 	}
@@ -145,7 +147,7 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 		}
 		for _, n := range nums {
 			if !found[n] {
-				return nil, nil, acc.notFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
+				return nil, nil, acc.NotFound(fmt.Sprintf("there is no message %s here (it may have been deleted since it was listed); nothing was changed; use ids from %s or %s", store.EncodeID(n), generated.ToolMailList, generated.ToolMailSearch))
 			}
 		}
 	}
@@ -160,14 +162,14 @@ func uniqueIDs(ns []int64) []int64 {
 
 // actingAccount is the configured account of a message, which must be one whose
 // server postern can change.
-func (s *Service) actingAccount(name string) (config.Account, error) {
+func (s *Service) actingAccount(ctx context.Context, name string) (config.Account, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return config.Account{}, err
 	}
 	for _, a := range cfg.Accounts {
-		if a.Name == name && s.allowed(a.Name) {
-			if !writable(a) {
+		if a.Name == name && s.allowed(ctx, a.Name) {
+			if !mail.Writable(a) {
 				return a, fmt.Errorf("account %s is a read-only %s import; postern changes mail only on an IMAP account", a.Name, a.Kind)
 			}
 			return a, nil
@@ -184,7 +186,7 @@ func (s *Service) roleDest(role, noun, setting string) func(context.Context, *st
 			return f, err
 		}
 		if setting != "" {
-			acct, err := s.actingAccount(t.Account)
+			acct, err := s.actingAccount(ctx, t.Account)
 			if err != nil {
 				return nil, err
 			}
@@ -292,7 +294,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 	for _, t := range targets { // a dry run says so too: an account postern cannot change
 		if !checked[t.Account] {
 			checked[t.Account] = true
-			if _, err := s.actingAccount(t.Account); err != nil {
+			if _, err := s.actingAccount(ctx, t.Account); err != nil {
 				return nil, err
 			}
 		}
@@ -347,7 +349,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 	}
 	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: what, Client: clientName(ctx), Accounts: targetAccounts(targets)}
 	if dryRun {
-		res.DryRun = ptr(true)
+		res.DryRun = kit.Ptr(true)
 		if err := s.shortAnswer(ctx, st, res, stepRows(steps), log); err != nil {
 			return nil, err
 		}
@@ -401,7 +403,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 	}
 	for _, ap := range plans {
 		if ap.backup {
-			res.Backups = ptr(backups)
+			res.Backups = kit.Ptr(backups)
 		}
 	}
 	if len(log.Items) > 0 {
@@ -456,11 +458,11 @@ func (s *Service) session(ctx context.Context, sessions map[string]source.Sessio
 	if c := sessions[account]; c != nil {
 		return c, nil
 	}
-	acct, err := s.actingAccount(account)
+	acct, err := s.actingAccount(ctx, account)
 	if err != nil {
 		return nil, err
 	}
-	c, err := connect(ctx, acct)
+	c, err := mail.Connect(ctx, acct)
 	if err != nil {
 		return nil, err
 	}
@@ -644,7 +646,7 @@ func (s *Service) keepBackup(ctx context.Context, st *store.Store, c source.Sess
 		return 0, fmt.Errorf("cannot write the backup %s: %w", path, err)
 	}
 	b := &store.Backup{Account: t.Account, Folder: t.Folder, MessageID: t.MessageID, Subject: t.Subject,
-		From: addrString(t.From), Date: t.Date, Saved: now, Size: int64(len(raw)), File: path, Flags: flags}
+		From: mail.AddrString(t.From), Date: t.Date, Saved: now, Size: int64(len(raw)), File: path, Flags: flags}
 	if err := st.AddBackup(ctx, b); err != nil {
 		os.Remove(path)
 		return 0, err
@@ -683,10 +685,10 @@ func finish(res *generated.ActionResult, dryRun bool) *generated.ActionResult {
 		}
 	}
 	if left > 0 {
-		res.LeftAlone = ptr(left)
+		res.LeftAlone = kit.Ptr(left)
 	}
 	if dryRun {
-		res.DryRun = ptr(true)
+		res.DryRun = kit.Ptr(true)
 	}
 	return res
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/answer"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // Small answers. An action's answer (its dry run's, an undo's, a page of mail_actions)
@@ -194,12 +195,12 @@ func loggedRows(rows []answerRow) []store.LoggedRow {
 const rowShift = 40
 
 func rowCursor(action int64, next int) string {
-	return encodeCursor(int64(next)<<rowShift | action)
+	return kit.EncodeCursor(int64(next)<<rowShift | action)
 }
 
 // decodeRowCursor reads a cursor over action's rows: the number of the next row.
 func decodeRowCursor(c *string, action int64) (int, error) {
-	v, err := decodeCursor(c)
+	v, err := kit.DecodeCursor(c)
 	if err != nil || v == 0 {
 		return 0, err
 	}
@@ -261,8 +262,8 @@ func (s *Service) actionRows(ctx context.Context, id string, cursor *string, lim
 	if err != nil {
 		return nil, err
 	}
-	if acc.active() && acc.keepsDAV(act.DAV) {
-		return nil, acc.notFound("there is no action " + id + "; " + generated.ToolMailActions + " lists them")
+	if acc.Active() && keepsDAV(acc, act.DAV) {
+		return nil, acc.NotFound("there is no action " + id + "; " + generated.ToolMailActions + " lists them")
 	}
 	from, err := decodeRowCursor(cursor, act.ID)
 	if err != nil {
@@ -293,7 +294,7 @@ func (s *Service) actionRows(ctx context.Context, id string, cursor *string, lim
 	budget := SmallAnswer - AnswerSize(res)
 	for i, r := range rows {
 		if kept[i] {
-			res.LeftOut = ptr(deref0(res.LeftOut) + 1)
+			res.LeftOut = kit.Ptr(deref0(res.LeftOut) + 1)
 			continue
 		}
 		row := shownRow(generated.ActionRow{ID: r.Item, Outcome: r.Outcome, From: r.From, To: r.To, Subject: r.Subject, Reason: r.Reason})
@@ -319,12 +320,12 @@ func deref0(p *int) int {
 }
 
 // keptRows says which rows are of a message or backup the person's projects keep from agents.
-func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *access, rows []store.LoggedRow) ([]bool, error) {
+func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *kit.Access, rows []store.LoggedRow) ([]bool, error) {
 	kept := make([]bool, len(rows))
-	if !acc.active() {
+	if !acc.Active() {
 		return kept, nil
 	}
-	h, err := acc.mail(ctx, st)
+	h, err := acc.Mail(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +340,7 @@ func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *access, ro
 		return nil, err
 	}
 	for i, r := range rows {
-		if t, ok := threads[r.Message]; ok && r.Message != 0 && h != nil && h.Keeps(t, acc.threads) {
+		if t, ok := threads[r.Message]; ok && r.Message != 0 && h != nil && h.Keeps(t, acc.KeptThreads()) {
 			kept[i] = true
 			continue
 		}
@@ -351,7 +352,7 @@ func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *access, ro
 			if err != nil {
 				return nil, err
 			}
-			if kept[i], err = acc.keepsBackup(ctx, st, bk); err != nil {
+			if kept[i], err = acc.KeepsBackup(ctx, st, bk); err != nil {
 				return nil, err
 			}
 		}
@@ -370,25 +371,25 @@ func actionInfo(act *store.Action) generated.ActionInfo {
 		info.Undoes = store.EncodeActionID(act.Undoes)
 	}
 	if act.Preview {
-		info.Preview = ptr(true)
+		info.Preview = kit.Ptr(true)
 	}
 	return info
 }
 
 // actionLog is a page of the log, newest first, at most limit actions and about SmallAnswer bytes.
 func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	before, err := decodeCursor(a.Cursor)
+	before, err := kit.DecodeCursor(a.Cursor)
 	if err != nil {
 		return nil, err
 	}
 	if isRowCursor(before) {
 		return nil, errors.New("this cursor pages one action's rows; pass it with that action's action_id")
 	}
-	visible, err := s.visibleNames()
+	visible, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -412,20 +413,20 @@ func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (
 			if !allVisible(act.Accounts, visible) {
 				continue
 			}
-			if acc.active() {
+			if acc.Active() {
 				// An action on an event or task the person's projects keep is not there to this agent.
 				dav, err := st.DAVItemsOf(ctx, act.ID)
 				if err != nil {
 					return nil, err
 				}
-				if acc.keepsDAV(dav) {
+				if keepsDAV(acc, dav) {
 					continue
 				}
 			}
 			info := actionInfo(act)
 			c := AnswerSize(&generated.ActionList{Actions: []generated.ActionInfo{info}}) - AnswerSize(&generated.ActionList{Actions: []generated.ActionInfo{}})
 			if len(res.Actions) == a.Limit || c > budget && len(res.Actions) > 0 {
-				res.NextCursor = encodeCursor(last)
+				res.NextCursor = kit.EncodeCursor(last)
 				return res, nil
 			}
 			budget -= c

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // TestShortAnswerHostile: however long and however escaped the strings of 500 rows (subjects,
@@ -58,11 +59,11 @@ func TestRowCursor(t *testing.T) {
 	if _, err := decodeRowCursor(&c, 13); err == nil {
 		t.Error("another action's cursor was taken")
 	}
-	log := encodeCursor(12)
+	log := kit.EncodeCursor(12)
 	if _, err := decodeRowCursor(&log, 12); err == nil {
 		t.Error("a cursor of the log was taken for one of rows")
 	}
-	if v, _ := decodeCursor(&c); !isRowCursor(v) {
+	if v, _ := kit.DecodeCursor(&c); !isRowCursor(v) {
 		t.Error("a row cursor is not told apart")
 	}
 }

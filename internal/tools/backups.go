@@ -10,20 +10,22 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // backupList is mail_actions with backups: a page of the kept backups of deleted
 // mail, newest first.
 func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
-	accts, err := s.scopeAccounts(a.Account)
+	accts, err := s.Mail.ScopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	before, err := decodeCursor(a.Cursor)
+	before, err := kit.DecodeCursor(a.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -37,14 +39,14 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 	}
 	// Kept backups are left out and counted over the account, page by page alike.
 	leftOut := 0
-	if acc.active() {
+	if acc.Active() {
 		all, err := st.Backups(ctx, accts, 0, 1<<30)
 		if err != nil {
 			return nil, err
 		}
 		var shown []*store.Backup
 		for _, b := range all {
-			if kept, err := acc.keepsBackup(ctx, st, b); err != nil {
+			if kept, err := acc.KeepsBackup(ctx, st, b); err != nil {
 				return nil, err
 			} else if kept {
 				leftOut++
@@ -54,13 +56,13 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 		}
 		bs = shown[:min(len(shown), a.Limit+1)]
 	}
-	res := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}, LeftOut: nonZero(leftOut)}
+	res := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}, LeftOut: kit.NonZero(leftOut)}
 	// A page ends at limit backups or about SmallAnswer bytes, whichever comes first.
 	empty := &generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{}}
 	budget := SmallAnswer - AnswerSize(res)
 	for i, b := range bs {
 		if i == a.Limit {
-			res.NextCursor = encodeCursor(bs[i-1].ID)
+			res.NextCursor = kit.EncodeCursor(bs[i-1].ID)
 			break
 		}
 		info := generated.BackupInfo{Backup: store.EncodeBackupID(b.ID), Account: b.Account, Folder: shorten(b.Folder, shownString),
@@ -70,7 +72,7 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 		}
 		c := AnswerSize(&generated.ActionList{Actions: []generated.ActionInfo{}, Backups: []generated.BackupInfo{info}}) - AnswerSize(empty)
 		if c > budget && i > 0 {
-			res.NextCursor = encodeCursor(bs[i-1].ID)
+			res.NextCursor = kit.EncodeCursor(bs[i-1].ID)
 			break
 		}
 		budget -= c
@@ -86,14 +88,14 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 		if acc, err := s.access(ctx); err != nil {
 			return nil, nil, err
 		} else {
-			return nil, nil, acc.notFound(notFound.Error())
+			return nil, nil, acc.NotFound(notFound.Error())
 		}
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,15 +105,15 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 	}
 	b, err := st.BackupByID(ctx, n, accts)
 	if errors.Is(err, store.ErrNoBackup) {
-		return nil, nil, acc.notFound(notFound.Error())
+		return nil, nil, acc.NotFound(notFound.Error())
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if kept, err := acc.keepsBackup(ctx, st, b); err != nil {
+	if kept, err := acc.KeepsBackup(ctx, st, b); err != nil {
 		return nil, nil, err
 	} else if kept {
-		return nil, nil, acc.notFound(notFound.Error())
+		return nil, nil, acc.NotFound(notFound.Error())
 	}
 	return st, b, nil
 }
@@ -133,17 +135,17 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 	res := &generated.ActionResult{Action: "restore " + a.ID, Messages: []generated.ActionRow{}}
 	row := generated.ActionRow{ID: a.ID, Outcome: outRestored, To: folder, Subject: b.Subject}
 	if a.DryRun {
-		res.DryRun = ptr(true)
+		res.DryRun = kit.Ptr(true)
 		return res, s.shortAnswer(ctx, st, res, []answerRow{{row: row}}, nil)
 	}
 	if _, err := os.Stat(b.File); err != nil {
 		return nil, fmt.Errorf("the file of backup %s (%s) cannot be read (%v), so nothing was restored", a.ID, b.File, err)
 	}
-	acct, err := s.actingAccount(b.Account)
+	acct, err := s.actingAccount(ctx, b.Account)
 	if err != nil {
 		return nil, err
 	}
-	c, err := connect(ctx, acct)
+	c, err := mail.Connect(ctx, acct)
 	if err != nil {
 		return nil, err
 	}
@@ -166,11 +168,11 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 // MailBackupsPurge implements mail_backups_purge and its commit: the backups
 // older than each account's retention, removed for good once the person approves.
 func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackupsPurgeArgs) (*generated.Action, error) {
-	accts, err := s.scopeAccounts(a.Account)
+	accts, err := s.Mail.ScopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}

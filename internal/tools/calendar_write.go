@@ -37,11 +37,13 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // writeAccount is the account of collection c, if postern may write to c.
-func (s *Service) writeAccount(c *store.Collection, what string) (config.Account, error) {
-	accts, err := s.visible()
+func (s *Service) writeAccount(ctx context.Context, c *store.Collection, what string) (config.Account, error) {
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return config.Account{}, err
 	}
@@ -64,14 +66,14 @@ func (s *Service) writeAccount(c *store.Collection, what string) (config.Account
 // one named, else the only writable one of the first kind that has any. One the
 // person's projects keep from agents is refused before anything else is looked at,
 // and never named.
-func (s *Service) targetCollection(ctx context.Context, acc *access, kind projects.Kind, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
-	st, cs, err := s.collections(ctx, kinds...)
+func (s *Service) targetCollection(ctx context.Context, acc *kit.Access, kind projects.Kind, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
+	st, cs, err := s.Calendars.Collections(ctx, kinds...)
 	if err != nil {
 		return nil, nil, config.Account{}, err
 	}
-	if cs, err = pickCollection(cs, name, what, generated.ToolCalendarList); err != nil {
+	if cs, err = calendars.PickCollection(cs, name, what, generated.ToolCalendarList); err != nil {
 		// The names listed are only those an agent may see.
-		_, err = acc.pick(kind, cs, name, what, generated.ToolCalendarList)
+		_, err = calendars.PickCollections(acc, kind, cs, name, what, generated.ToolCalendarList)
 		return nil, nil, config.Account{}, err
 	}
 	noun := "an event"
@@ -81,10 +83,10 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 	var allowed []*store.Collection
 	var refusals []error
 	for _, c := range cs {
-		if err := acc.refuseWrite(noun, projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL}); err != nil {
+		if err := acc.RefuseWrite(noun, projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL}); err != nil {
 			if name != nil && *name != "" {
 				refusals = append(refusals, err)
-			} else if _, werr := s.writeAccount(c, what); werr == nil {
+			} else if _, werr := s.writeAccount(ctx, c, what); werr == nil {
 				refusals = append(refusals, err) // a writable one this agent may not write to
 			}
 			continue
@@ -101,7 +103,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 	writable := func(k string) []*store.Collection {
 		var out []*store.Collection
 		for _, c := range cs {
-			if _, err := s.writeAccount(c, what); err == nil && (k == "" || c.Kind == k) {
+			if _, err := s.writeAccount(ctx, c, what); err == nil && (k == "" || c.Kind == k) {
 				out = append(out, c)
 			}
 		}
@@ -111,7 +113,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 	if name != nil && *name != "" {
 		ws = writable("")
 		if len(ws) == 0 {
-			_, err := s.writeAccount(cs[0], what)
+			_, err := s.writeAccount(ctx, cs[0], what)
 			return nil, nil, config.Account{}, err
 		}
 	} else {
@@ -128,7 +130,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *access, kind projec
 	case 0:
 		return nil, nil, config.Account{}, fmt.Errorf("there is no %s postern may write to here; a CalDAV account's %ss are (postern account add NAME --caldav URL …), and %s lists them", what, what, generated.ToolCalendarList)
 	case 1:
-		acct, err := s.writeAccount(ws[0], what)
+		acct, err := s.writeAccount(ctx, ws[0], what)
 		return st, ws[0], acct, err
 	}
 	var names []string
@@ -262,26 +264,26 @@ func newUID() string {
 
 // eventTarget reads the event an id names, with what writing it takes; a kept one
 // is as missing.
-func (s *Service) eventTarget(ctx context.Context, acc *access, id string) (*davObject, string, error) {
-	n, key, ok := parseEventID(id)
+func (s *Service) eventTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, string, error) {
+	n, key, ok := calendars.ParseEventID(id)
 	if !ok {
-		return nil, "", errNoEvent
+		return nil, "", calendars.ErrNoEvent
 	}
-	o, c, err := s.object(ctx, n, store.ObjectEvent)
+	o, c, err := s.Calendars.Object(ctx, n, store.ObjectEvent)
 	if err != nil {
 		if errors.Is(err, store.ErrNoObject) {
-			return nil, "", errNoEvent
+			return nil, "", calendars.ErrNoEvent
 		}
 		return nil, "", err
 	}
-	if acc.keepsObject(projects.Event, o, c) {
-		return nil, "", errNoEvent
+	if calendars.KeepsObject(acc, projects.Event, o, c) {
+		return nil, "", calendars.ErrNoEvent
 	}
-	acct, err := s.writeAccount(c, "calendar")
+	acct, err := s.writeAccount(ctx, c, "calendar")
 	if err != nil {
 		return nil, "", err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -309,7 +311,7 @@ func named(loc *time.Location) *time.Location {
 }
 
 func parseDay(arg, s string) (time.Time, error) {
-	t, err := time.Parse(rowDay, strings.TrimSpace(s))
+	t, err := time.Parse(calendars.RowDay, strings.TrimSpace(s))
 	if err != nil {
 		return t, fmt.Errorf("%s is not a date: an all-day event's %s is written YYYY-MM-DD", arg, arg)
 	}
@@ -339,8 +341,8 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
-	zone, err := zoneArg(a.TimeZone, v.person)
+	v := s.Calendars.CalendarView(ctx)
+	zone, err := zoneArg(a.TimeZone, v.Person)
 	if err != nil {
 		return nil, err
 	}
@@ -361,13 +363,13 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 		}
 		start, end = calendar.Stamp{T: first, Date: true}, calendar.Stamp{T: last.AddDate(0, 0, 1), Date: true}
 	} else {
-		t0, err := parseWhen("start", a.Start, zone, false)
+		t0, err := calendars.ParseWhen("start", a.Start, zone, false)
 		if err != nil {
 			return nil, err
 		}
 		t1 := t0.Add(time.Hour)
 		if a.End != nil && *a.End != "" {
-			if t1, err = parseWhen("end", *a.End, zone, false); err != nil {
+			if t1, err = calendars.ParseWhen("end", *a.End, zone, false); err != nil {
 				return nil, err
 			}
 		}
@@ -408,11 +410,11 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 	}
 	res := &generated.EventWritten{Action: "create an event", Outcome: "created", Calendar: c.Name, Account: c.Account}
 	if a.DryRun {
-		lines, err := v.eventLines(c, build("preview@postern", v.now), "", nil)
+		lines, err := eventLines(v, c, build("preview@postern", v.Now), "", nil)
 		if err != nil {
 			return nil, err
 		}
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	w := &davObject{st: st, c: c, acct: acct, noun: "event", read: generated.ToolCalendarEvent}
@@ -427,19 +429,19 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 	if err != nil {
 		return nil, err
 	}
-	return s.eventWritten(res, o, c, "", warn, id), nil
+	return s.eventWritten(ctx, res, o, c, "", warn, id), nil
 }
 
 // eventWritten completes a write's answer: its action id, and the event as now stored.
-func (s *Service) eventWritten(res *generated.EventWritten, o *store.Object, c *store.Collection, key, warn, actionID string) *generated.EventWritten {
+func (s *Service) eventWritten(ctx context.Context, res *generated.EventWritten, o *store.Object, c *store.Collection, key, warn, actionID string) *generated.EventWritten {
 	res.ActionID, res.Warning = actionID, warn
 	if o == nil {
 		return res
 	}
-	v := s.calendarView()
-	if cal, err := calendar.Parse(o.Data, v.person); err == nil {
+	v := s.Calendars.CalendarView(ctx)
+	if cal, err := calendar.Parse(o.Data, v.Person); err == nil {
 		if e, ok := cal.Instance(key); ok {
-			r := v.row(o, c, e)
+			r := v.Row(o, c, e)
 			res.Event = &r
 		}
 	}
@@ -448,8 +450,8 @@ func (s *Service) eventWritten(res *generated.EventWritten, o *store.Object, c *
 
 // eventLines are the preview of an event as text would store it: the
 // instance key of it (or the event), with changed (the fields asked) first.
-func (v calView) eventLines(c *store.Collection, text, key string, changed []string) ([]string, error) {
-	cal, err := calendar.Parse(text, v.person)
+func eventLines(v calendars.View, c *store.Collection, text, key string, changed []string) ([]string, error) {
+	cal, err := calendar.Parse(text, v.Person)
 	if err != nil {
 		return nil, err
 	}
@@ -457,7 +459,7 @@ func (v calView) eventLines(c *store.Collection, text, key string, changed []str
 	if !ok {
 		return nil, errors.New("the changed event cannot be read back; nothing was prepared")
 	}
-	r := v.row(&store.Object{}, c, e)
+	r := v.Row(&store.Object{}, c, e)
 	var out []string
 	if len(changed) > 0 {
 		out = append(out, "Changes: "+strings.Join(changed, ", "))
@@ -520,7 +522,7 @@ func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdat
 	} else {
 		res, err = s.calendarUpdate(ctx, acc, a)
 	}
-	return res, acc.missing(err)
+	return res, calendars.MissingFor(acc, err)
 }
 
 // eventFieldsGiven names the fields of an event a asks to change.
@@ -540,12 +542,12 @@ func eventFieldsGiven(a *generated.CalendarUpdateArgs) []string {
 	return out
 }
 
-func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
+func (s *Service) calendarUpdate(ctx context.Context, acc *kit.Access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
 	w, key, err := s.eventTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.Calendars.CalendarView(ctx)
 	zone, err := zoneArg(a.TimeZone, nil)
 	if err != nil {
 		return nil, err
@@ -555,9 +557,9 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.
 	}
 	now := time.Now()
 	if a.DryRun {
-		now = v.now
+		now = v.Now
 	}
-	text, changed, err := editEvent(w.o.Data, key, a, v.person, zone, now)
+	text, changed, err := editEvent(w.o.Data, key, a, v.Person, zone, now)
 	if err != nil {
 		return nil, err
 	}
@@ -567,19 +569,19 @@ func (s *Service) calendarUpdate(ctx context.Context, acc *access, a *generated.
 	}
 	res := &generated.EventWritten{Action: what, Outcome: "updated", Calendar: w.c.Name, Account: w.c.Account}
 	if a.DryRun {
-		lines, err := v.eventLines(w.c, text, key, changed)
+		lines, err := eventLines(v, w.c, text, key, changed)
 		if err != nil {
 			return nil, err
 		}
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	o, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolCalendarUpdate, what: what + " in " + w.c.Name,
-		href: w.o.Href, data: []byte(text), summary: calendar.Text(mustInstance(text, key, v.person), ical.PropSummary)})
+		href: w.o.Href, data: []byte(text), summary: calendar.Text(mustInstance(text, key, v.Person), ical.PropSummary)})
 	if err != nil {
 		return nil, err
 	}
-	return s.eventWritten(res, o, w.c, key, warn, id), nil
+	return s.eventWritten(ctx, res, o, w.c, key, warn, id), nil
 }
 
 // mustInstance is the component of the instance key of text (an empty one when it cannot be read).
@@ -602,10 +604,10 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 	}
 	e, ok := cal.Instance(key)
 	if !ok {
-		return "", nil, errNoEvent
+		return "", nil, calendars.ErrNoEvent
 	}
 	if key != "" && !e.Recurring {
-		return "", nil, errNoEvent
+		return "", nil, calendars.ErrNoEvent
 	}
 	d, err := calendar.ParseDoc(data)
 	if err != nil {
@@ -659,7 +661,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 		}
 	}
 	if !found {
-		return "", nil, errNoEvent
+		return "", nil, calendars.ErrNoEvent
 	}
 	var changed []string
 	var edits []calendar.Edit
@@ -709,7 +711,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 		} else {
 			t0, t1 := e.Start, e.End
 			if a.Start != nil {
-				if t0, err = parseWhen("start", *a.Start, read, false); err != nil {
+				if t0, err = calendars.ParseWhen("start", *a.Start, read, false); err != nil {
 					return "", nil, err
 				}
 				if a.End == nil {
@@ -717,7 +719,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 				}
 			}
 			if a.End != nil {
-				if t1, err = parseWhen("end", *a.End, read, false); err != nil {
+				if t1, err = calendars.ParseWhen("end", *a.End, read, false); err != nil {
 					return "", nil, err
 				}
 			}
@@ -748,34 +750,34 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 // calendarCancel cancels the event id (calendar_update with cancel): one instance is
 // excluded (EXDATE), a whole event with attendees is kept and marked cancelled, one
 // without is deleted.
-func (s *Service) calendarCancel(ctx context.Context, acc *access, id string, dryRun bool) (*generated.EventWritten, error) {
+func (s *Service) calendarCancel(ctx context.Context, acc *kit.Access, id string, dryRun bool) (*generated.EventWritten, error) {
 	w, key, err := s.eventTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.Calendars.CalendarView(ctx)
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}
-	cal, err := calendar.Parse(w.o.Data, v.person)
+	cal, err := calendar.Parse(w.o.Data, v.Person)
 	if err != nil {
 		return nil, err
 	}
 	e, ok := cal.Instance(key)
 	if !ok {
-		return nil, errNoEvent
+		return nil, calendars.ErrNoEvent
 	}
 	summary := calendar.Text(e.Comp, ical.PropSummary)
 	now := time.Now()
 	if dryRun {
-		now = v.now
+		now = v.Now
 	}
 	res := &generated.EventWritten{Outcome: "cancelled", Calendar: w.c.Name, Account: w.c.Account}
 	var text string
 	switch {
 	case key != "" && e.Recurring:
 		res.Action = "cancel one instance of the recurring event (an EXDATE; the other dates stay)"
-		if text, err = excludeInstance(w.o.Data, key, v.person, now); err != nil {
+		if text, err = excludeInstance(w.o.Data, key, v.Person, now); err != nil {
 			return nil, err
 		}
 	case hasAttendees(w.o.Data):
@@ -804,11 +806,11 @@ func (s *Service) calendarCancel(ctx context.Context, acc *access, id string, dr
 		if text == "" || key != "" && e.Recurring {
 			shown = w.o.Data
 		}
-		lines, err := v.eventLines(w.c, shown, shownKey, nil)
+		lines, err := eventLines(v, w.c, shown, shownKey, nil)
 		if err != nil {
 			return nil, err
 		}
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	ch := &davChange{w: w, tool: generated.ToolCalendarUpdate, what: res.Action + " in " + w.c.Name, href: w.o.Href, summary: summary}
@@ -862,7 +864,7 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 	}
 	e, ok := cal.Instance(key)
 	if !ok {
-		return "", errNoEvent
+		return "", calendars.ErrNoEvent
 	}
 	d, err := calendar.ParseDoc(data)
 	if err != nil {
@@ -874,7 +876,7 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 	}
 	me, ok := cal.Instance("")
 	if !ok {
-		return "", errNoEvent
+		return "", calendars.ErrNoEvent
 	}
 	ms, _ := d.First(master, "DTSTART")
 	f := calendar.FormOf(me, ms)
@@ -885,7 +887,7 @@ func excludeInstance(data, key string, person *time.Location, now time.Time) (st
 		orig, err = time.Parse("20060102T150405Z", key)
 	}
 	if err != nil {
-		return "", errNoEvent
+		return "", calendars.ErrNoEvent
 	}
 	// The override of this instance goes (from the last line up, so indexes hold).
 	if rid := e.Comp.Props.Get(ical.PropRecurrenceID); rid != nil {

@@ -17,30 +17,32 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // taskTarget reads the task an id names, with what writing it takes; a kept one is
 // as missing.
-func (s *Service) taskTarget(ctx context.Context, acc *access, id string) (*davObject, error) {
-	n, ok := parseObjectID(id, 't')
+func (s *Service) taskTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, error) {
+	n, ok := calendars.ParseObjectID(id, 't')
 	if !ok {
-		return nil, errNoTask
+		return nil, calendars.ErrNoTask
 	}
-	o, c, err := s.object(ctx, n, store.ObjectTodo)
+	o, c, err := s.Calendars.Object(ctx, n, store.ObjectTodo)
 	if err != nil {
 		if errors.Is(err, store.ErrNoObject) {
-			return nil, errNoTask
+			return nil, calendars.ErrNoTask
 		}
 		return nil, err
 	}
-	if acc.keepsObject(projects.Task, o, c) {
-		return nil, errNoTask
+	if calendars.KeepsObject(acc, projects.Task, o, c) {
+		return nil, calendars.ErrNoTask
 	}
-	acct, err := s.writeAccount(c, "task list")
+	acct, err := s.writeAccount(ctx, c, "task list")
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -50,10 +52,10 @@ func (s *Service) taskTarget(ctx context.Context, acc *access, id string) (*davO
 // dueStamp reads a due date or time: a date stays a date; a time is written
 // in the person's zone.
 func dueStamp(s string, person *time.Location) (calendar.Stamp, error) {
-	if t, err := time.Parse(rowDay, strings.TrimSpace(s)); err == nil {
+	if t, err := time.Parse(calendars.RowDay, strings.TrimSpace(s)); err == nil {
 		return calendar.Stamp{T: t, Date: true}, nil
 	}
-	t, err := parseWhen("due", s, person, false)
+	t, err := calendars.ParseWhen("due", s, person, false)
 	if err != nil {
 		return calendar.Stamp{}, err
 	}
@@ -105,7 +107,7 @@ func editTask(data string, te taskEdit, person *time.Location, now time.Time) (s
 		target, found = todos[0], true
 	}
 	if !found {
-		return "", errNoTask
+		return "", calendars.ErrNoTask
 	}
 	var edits []calendar.Edit
 	if te.summary != nil {
@@ -172,13 +174,13 @@ func editTask(data string, te taskEdit, person *time.Location, now time.Time) (s
 }
 
 // taskLines are the preview of the task text would store.
-func (v calView) taskLines(c *store.Collection, text string, changed []string) ([]string, string, error) {
+func taskLines(v calendars.View, c *store.Collection, text string, changed []string) ([]string, string, error) {
 	o := &store.Object{Data: text}
-	t, ok := task(o, v.person)
+	t, ok := calendars.Task(o, v.Person)
 	if !ok {
 		return nil, "", errors.New("the changed task cannot be read back; nothing was prepared")
 	}
-	r := v.taskRow(o, c, t)
+	r := v.TaskRow(o, c, t)
 	var out []string
 	if len(changed) > 0 {
 		out = append(out, "Changes: "+strings.Join(changed, ", "))
@@ -191,7 +193,7 @@ func (v calView) taskLines(c *store.Collection, text string, changed []string) (
 		out = append(out, fmt.Sprintf("Priority: %d", *r.Priority))
 	}
 	if !t.Completed.IsZero() {
-		out = append(out, "Completed: "+showTime(t.Completed, v.person))
+		out = append(out, "Completed: "+calendars.ShowTime(t.Completed, v.Person))
 	}
 	if d := calendar.Text(t.Comp, ical.PropDescription); d != "" {
 		out = append(out, "Description:")
@@ -203,14 +205,14 @@ func (v calView) taskLines(c *store.Collection, text string, changed []string) (
 }
 
 // taskWritten completes a write's answer: its action id, and the task as now stored.
-func (s *Service) taskWritten(res *generated.TaskWritten, o *store.Object, c *store.Collection, warn, actionID string) *generated.TaskWritten {
+func (s *Service) taskWritten(ctx context.Context, res *generated.TaskWritten, o *store.Object, c *store.Collection, warn, actionID string) *generated.TaskWritten {
 	res.ActionID, res.Warning = actionID, warn
 	if o == nil {
 		return res
 	}
-	v := s.calendarView()
-	if t, ok := task(o, v.person); ok {
-		r := v.taskRow(o, c, t)
+	v := s.Calendars.CalendarView(ctx)
+	if t, ok := calendars.Task(o, v.Person); ok {
+		r := v.TaskRow(o, c, t)
 		res.Task = &r
 	}
 	return res
@@ -226,10 +228,10 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.Calendars.CalendarView(ctx)
 	var due *calendar.Stamp
 	if a.Due != nil && *a.Due != "" {
-		d, err := dueStamp(*a.Due, v.person)
+		d, err := dueStamp(*a.Due, v.Person)
 		if err != nil {
 			return nil, err
 		}
@@ -261,11 +263,11 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 	}
 	res := &generated.TaskWritten{Action: "create a task", Outcome: "created", List: c.Name, Account: c.Account}
 	if a.DryRun {
-		lines, _, err := v.taskLines(c, build("preview@postern", v.now), nil)
+		lines, _, err := taskLines(v, c, build("preview@postern", v.Now), nil)
 		if err != nil {
 			return nil, err
 		}
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	w := &davObject{st: st, c: c, acct: acct, noun: "task", read: generated.ToolTaskGet}
@@ -280,7 +282,7 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 	if err != nil {
 		return nil, err
 	}
-	return s.taskWritten(res, o, c, warn, id), nil
+	return s.taskWritten(ctx, res, o, c, warn, id), nil
 }
 
 // taskChange does te to the task id (with dryRun, shows what it would store).
@@ -290,40 +292,40 @@ func (s *Service) taskChange(ctx context.Context, id, tool, what, outcome string
 		return nil, err
 	}
 	res, err := s.taskChangeAs(ctx, acc, id, tool, what, outcome, te, dryRun)
-	return res, acc.missing(err)
+	return res, calendars.MissingFor(acc, err)
 }
 
-func (s *Service) taskChangeAs(ctx context.Context, acc *access, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
+func (s *Service) taskChangeAs(ctx context.Context, acc *kit.Access, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
 	w, err := s.taskTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.Calendars.CalendarView(ctx)
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}
 	now := time.Now()
 	if dryRun {
-		now = v.now
+		now = v.Now
 	}
-	text, err := editTask(w.o.Data, te, v.person, now)
+	text, err := editTask(w.o.Data, te, v.Person, now)
 	if err != nil {
 		return nil, err
 	}
-	lines, summary, err := v.taskLines(w.c, text, te.names())
+	lines, summary, err := taskLines(v, w.c, text, te.names())
 	if err != nil {
 		return nil, err
 	}
 	res := &generated.TaskWritten{Action: what, Outcome: outcome, List: w.c.Name, Account: w.c.Account}
 	if dryRun {
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	o, aid, warn, err := s.apply(ctx, &davChange{w: w, tool: tool, what: what + " in " + w.c.Name, href: w.o.Href, data: []byte(text), summary: summary})
 	if err != nil {
 		return nil, err
 	}
-	return s.taskWritten(res, o, w.c, warn, aid), nil
+	return s.taskWritten(ctx, res, o, w.c, warn, aid), nil
 }
 
 // TaskUpdate implements task_update: the fields given, and a status, which completes
@@ -363,30 +365,30 @@ func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (
 		return nil, err
 	}
 	res, err := s.taskDelete(ctx, acc, a)
-	return res, acc.missing(err)
+	return res, calendars.MissingFor(acc, err)
 }
 
-func (s *Service) taskDelete(ctx context.Context, acc *access, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
+func (s *Service) taskDelete(ctx context.Context, acc *kit.Access, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
 	w, err := s.taskTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.Calendars.CalendarView(ctx)
 	if err := s.current(ctx, w); err != nil {
 		return nil, err
 	}
-	lines, summary, err := v.taskLines(w.c, w.o.Data, nil)
+	lines, summary, err := taskLines(v, w.c, w.o.Data, nil)
 	if err != nil {
 		return nil, err
 	}
 	res := &generated.TaskWritten{Action: "delete the task", Outcome: "deleted", List: w.c.Name, Account: w.c.Account}
 	if a.DryRun {
-		res.DryRun, res.Lines = ptr(true), lines
+		res.DryRun, res.Lines = kit.Ptr(true), lines
 		return res, nil
 	}
 	_, id, warn, err := s.apply(ctx, &davChange{w: w, tool: generated.ToolTaskDelete, what: "delete the task from " + w.c.Name, href: w.o.Href, summary: summary})
 	if err != nil {
 		return nil, err
 	}
-	return s.taskWritten(res, nil, w.c, warn, id), nil
+	return s.taskWritten(ctx, res, nil, w.c, warn, id), nil
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // davChange is one write of an event or task, worked out and not yet done.
@@ -161,13 +162,13 @@ func davThing(d store.DAVItem) projects.Thing {
 
 // keepsDAV reports whether the person's projects keep one of an action's events or tasks
 // (or their calendar or task list) from this agent.
-func (a *access) keepsDAV(items []store.DAVItem) bool {
-	if !a.active() {
+func keepsDAV(a *kit.Access, items []store.DAVItem) bool {
+	if !a.Active() {
 		return false
 	}
 	for _, d := range items {
 		t := davThing(d)
-		if a.keeps(t) || a.set.KeepsCollection(t.Kind, d.Account, d.CollectionName, d.Collection) {
+		if a.Keeps(t) || a.Set().KeepsCollection(t.Kind, d.Account, d.CollectionName, d.Collection) {
 			return true
 		}
 	}
@@ -178,7 +179,7 @@ func (a *access) keepsDAV(items []store.DAVItem) bool {
 // alone with the reason, and the undo is logged with the reverse of what it did.
 func (s *Service) undoDAV(ctx context.Context, st *store.Store, act *store.Action, id string, dryRun bool) (*generated.ActionResult, error) {
 	for _, d := range act.DAV {
-		if sc := davScope(d.Kind); !hasScope(ctx, sc) {
+		if sc := davScope(d.Kind); !kit.HasScope(ctx, sc) {
 			return nil, fmt.Errorf("action %s changed a %s; undoing it needs the scope %q too, which this connection was not granted; the person can undo it with postern undo %s", id, davNoun(d.Kind), sc, id)
 		}
 	}
@@ -186,7 +187,7 @@ func (s *Service) undoDAV(ctx context.Context, st *store.Store, act *store.Actio
 	if err != nil {
 		return nil, err
 	}
-	if acc.keepsDAV(act.DAV) {
+	if keepsDAV(acc, act.DAV) {
 		return nil, errors.New("postern will not undo this action: its event or task now belongs to a project the person has not opened to agents; the person can open it (postern project open ID) or undo it with postern undo")
 	}
 	res := &generated.ActionResult{Action: "undo " + id, Messages: []generated.ActionRow{}}
@@ -234,7 +235,7 @@ func davRowID(kind string, id int64) string {
 // returns what undoes the undo, when it changed the server.
 func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVItem, dryRun bool, row *generated.ActionRow) (*store.DAVItem, error) {
 	noun := davNoun(d.Kind)
-	_, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	_, cs, err := s.Calendars.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVI
 	if noun == "task" {
 		what = "task list"
 	}
-	acct, err := s.writeAccount(c, what)
+	acct, err := s.writeAccount(ctx, c, what)
 	if err != nil {
 		return nil, err
 	}

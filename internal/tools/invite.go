@@ -20,6 +20,9 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
+	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // Invitations in mail. A message the sync marked (store.Row.Invitation) shows its event in
@@ -45,7 +48,7 @@ var invAnswers = map[string]struct{ partstat, word, subject string }{
 
 // CalendarRespond implements calendar_respond and calendar_respond_commit.
 func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarRespondArgs) (*generated.Action, error) {
-	if !hasScope(ctx, generated.ScopeCalendarWrite) {
+	if !kit.HasScope(ctx, generated.ScopeCalendarWrite) {
 		return nil, errors.New(generated.ToolCalendarRespond + " writes the person's calendar as well as sending the reply, so it needs the scope " +
 			strconv.Quote(generated.ScopeCalendarWrite) + " besides " + strconv.Quote(generated.ScopeMailSend) + ", which this connection was not granted; ask the person to grant " + generated.ScopeCalendarWrite)
 	}
@@ -57,7 +60,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if err != nil {
 		return nil, err
 	}
-	st, r, err := s.message(ctx, a.ID)
+	st, r, err := s.Mail.Message(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +81,11 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if b.Calendar == "" {
 		return nil, fmt.Errorf("message %s was synced before postern kept invitations' calendar parts; answer it in a mail program", a.ID)
 	}
-	acct, err := s.sendingAccount(r.Account, true)
+	acct, err := s.Mail.SendingAccount(ctx, r.Account, true)
 	if err != nil {
 		return nil, err
 	}
-	own := ownAddresses(acct)
+	own := mail.OwnAddresses(acct)
 	var ownAddrs []string
 	for _, o := range own {
 		ownAddrs = append(ownAddrs, o.Addr)
@@ -95,7 +98,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if err != nil {
 		return nil, fmt.Errorf("the invitation's organiser %q is not an address postern can write to; answer it in a mail program", iv.Organizer)
 	}
-	if err := s.checkRecipients([]string{org.Addr}); err != nil {
+	if err := s.Mail.CheckRecipients([]string{org.Addr}); err != nil {
 		return nil, err
 	}
 	from := own[0]
@@ -128,7 +131,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if err != nil {
 		return nil, err
 	}
-	if err := acc.refuseInvitation(iv, tgt); err != nil {
+	if err := refuseInvitation(acc, iv, tgt); err != nil {
 		return nil, err
 	}
 	cm := compose.CalendarMessage{Message: m, Method: "REPLY", Calendar: ics}
@@ -141,7 +144,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	default:
 		what += "put the event in the person's calendar"
 	}
-	p := preview(m, what)
+	p := mail.Preview(m, what)
 	p.BodyLines = append(p.BodyLines, "--- text/calendar; method=REPLY ---")
 	for _, l := range strings.Split(invUnfold(ics), "\r\n") {
 		if strings.HasPrefix(l, "DTSTAMP") || l == "" {
@@ -168,15 +171,15 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 // refuseInvitation refuses an answer whose event the person's projects keep: its calendar
 // copy would go into a kept calendar (or one of no project while those are closed), or the
 // event is tied to a project not opened. nil: allowed.
-func (a *access) refuseInvitation(iv *calendar.Invite, tgt *invTarget) error {
-	if !a.active() {
+func refuseInvitation(a *kit.Access, iv *calendar.Invite, tgt *invTarget) error {
+	if !a.Active() {
 		return nil
 	}
 	if tgt != nil {
-		return a.refuseWrite("the event", projects.Thing{Kind: projects.Event, Account: tgt.coll.Account, Collection: tgt.coll.Name, URL: tgt.coll.URL, UID: iv.UID})
+		return a.RefuseWrite("the event", projects.Thing{Kind: projects.Event, Account: tgt.coll.Account, Collection: tgt.coll.Name, URL: tgt.coll.URL, UID: iv.UID})
 	}
 	ev := projects.Thing{Kind: projects.Event, UID: iv.UID}
-	if len(a.set.Of(ev)) > 0 && a.keeps(ev) {
+	if len(a.Set().Of(ev)) > 0 && a.Keeps(ev) {
 		return errors.New("this invitation's event belongs to a project the person has not opened to agents, so postern does not answer it; the person can open it (postern project open ID) or answer it in a mail program")
 	}
 	return nil
@@ -212,12 +215,12 @@ func (t *invTarget) key() *invTargetKey {
 // decline and the event is in no calendar).
 // Calendars the person's projects keep are never listed, and are chosen only when named or
 // when they hold the event already (the answer is then refused: refuseInvitation).
-func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string, own []string, iv *calendar.Invite, partstat string) (*invTarget, string, error) {
-	st, cs, err := s.collections(ctx, store.KindCalendar)
+func (s *Service) calendarTarget(ctx context.Context, acc *kit.Access, name *string, own []string, iv *calendar.Invite, partstat string) (*invTarget, string, error) {
+	st, cs, err := s.Calendars.Collections(ctx, store.KindCalendar)
 	if err != nil {
 		return nil, "", err
 	}
-	accts, err := s.visible()
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -229,7 +232,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 	}
 	// Writable calendars, those the agent may put this event in first.
 	kept := func(c *store.Collection) bool {
-		return acc.keeps(projects.Thing{Kind: projects.Event, Account: c.Account, Collection: c.Name, URL: c.URL, UID: iv.UID})
+		return acc.Keeps(projects.Thing{Kind: projects.Event, Account: c.Account, Collection: c.Name, URL: c.URL, UID: iv.UID})
 	}
 	var writable, keptWritable []*store.Collection
 	for _, c := range cs {
@@ -244,7 +247,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 	writable = append(writable, keptWritable...)
 	var existing map[int64]*store.Object
 	if len(writable) > 0 && st != nil {
-		objs, err := st.ObjectsByUID(ctx, ids(writable), iv.UID)
+		objs, err := st.ObjectsByUID(ctx, calendars.IDs(writable), iv.UID)
 		if err != nil {
 			return nil, "", err
 		}
@@ -263,9 +266,9 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 		return t, "", nil
 	}
 	if name != nil && *name != "" {
-		named, err := pickCollection(cs, name, "calendar", generated.ToolCalendarList)
+		named, err := calendars.PickCollection(cs, name, "calendar", generated.ToolCalendarList)
 		if err != nil {
-			_, err = acc.pick(projects.Event, cs, name, "calendar", generated.ToolCalendarList) // lists only the shown
+			_, err = calendars.PickCollections(acc, projects.Event, cs, name, "calendar", generated.ToolCalendarList) // lists only the shown
 			return nil, "", err
 		}
 		for _, c := range named {
@@ -273,7 +276,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *access, name *string,
 				return pick(c)
 			}
 		}
-		if err := acc.refuseInvitation(iv, &invTarget{coll: named[0]}); err != nil {
+		if err := refuseInvitation(acc, iv, &invTarget{coll: named[0]}); err != nil {
 			return nil, "", err // a kept calendar is not said to be read-only
 		}
 		return nil, "", fmt.Errorf("calendar %s is read-only here; name a writable calendar of a CalDAV account (%s says which are)", named[0].Name, generated.ToolCalendarList)
@@ -318,15 +321,15 @@ func (s *Service) respond(ctx context.Context, acct config.Account, cm compose.C
 		return nil, fmt.Errorf("nothing was sent: %w", err)
 	}
 	rcpts := cm.Recipients()
-	if err := s.checkRecipients(rcpts); err != nil { // [send] allow may have narrowed since the prepare
+	if err := s.Mail.CheckRecipients(rcpts); err != nil { // [send] allow may have narrowed since the prepare
 		return nil, err
 	}
-	if err := submit(ctx, acct, cm.From.Addr, rcpts, raw); err != nil {
+	if err := mail.Submit(ctx, acct, cm.From.Addr, rcpts, raw); err != nil {
 		return nil, err
 	}
 	res := &generated.InvitationAnswer{Outcome: "sent", Answer: word, Account: acct.Name, Organizer: cm.To[0].Addr, MessageID: cm.MessageID, Note: note}
 	sent := &generated.SendResult{}
-	s.keepSentCopy(ctx, acct, cm.Date, raw, sent, nil)
+	s.Mail.KeepSentCopy(ctx, acct, cm.Date, raw, sent, nil)
 	res.SentCopy = sent.SentCopy
 	var warns []string
 	if sent.Warning != "" {
@@ -398,7 +401,7 @@ func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *calendar.Invite
 	if err := caldav.Fill(o); err != nil {
 		return "", err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -416,8 +419,8 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 		inv.Problem = "The invitation's calendar part was not kept (synced before postern kept them)."
 		return inv
 	}
-	v := s.calendarView()
-	cal, err := calendar.Parse(b.Calendar, v.person)
+	v := s.Calendars.CalendarView(ctx)
+	cal, err := calendar.Parse(b.Calendar, v.Person)
 	if err != nil {
 		inv.Problem = err.Error()
 		return inv
@@ -433,23 +436,23 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	inv.Summary = calendar.Text(e.Comp, ical.PropSummary)
 	inv.Location = calendar.Text(e.Comp, ical.PropLocation)
 	if org, ok := calendar.Organizer(e.Comp); ok {
-		inv.Organizer = personString(org)
+		inv.Organizer = calendars.PersonString(org)
 	}
 	if e.AllDay {
-		inv.Start, inv.End = e.FirstDay.Format(rowDay), e.LastDay.Format(rowDay)
-		inv.AllDay = ptr(true)
+		inv.Start, inv.End = e.FirstDay.Format(calendars.RowDay), e.LastDay.Format(calendars.RowDay)
+		inv.AllDay = kit.Ptr(true)
 	} else {
-		inv.Start, inv.End = showTime(e.Start, v.person), showTime(e.End, v.person)
+		inv.Start, inv.End = calendars.ShowTime(e.Start, v.Person), calendars.ShowTime(e.End, v.Person)
 	}
 	if e.RecurrenceID != "" && e.Comp.Props.Get(ical.PropRecurrenceID) != nil {
-		inv.Instance = ptr(true)
+		inv.Instance = kit.Ptr(true)
 	} else if e.Recurring {
 		inv.Recurrence = cal.Rule(e)
 	}
 	answer := func(comp *ical.Component) string {
 		for _, a := range calendar.Attendees(comp) {
-			if v.own[strings.ToLower(a.Email)] {
-				return answers[a.PartStat]
+			if v.Own[strings.ToLower(a.Email)] {
+				return calendars.Answers[a.PartStat]
 			}
 		}
 		return ""
@@ -462,25 +465,25 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	if err != nil {
 		return inv
 	}
-	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	st, cs, err := s.Calendars.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil || len(cs) == 0 {
 		return inv
 	}
-	found, err := st.ObjectsByUID(ctx, ids(cs), r.InvitationUID)
+	found, err := st.ObjectsByUID(ctx, calendars.IDs(cs), r.InvitationUID)
 	if err != nil {
 		return inv
 	}
-	coll := byID(cs)
+	coll := calendars.ByID(cs)
 	var objs []*store.Object // the copies this agent may see
 	for _, o := range found {
-		if !acc.keepsObject(projects.Event, o, coll[o.CollectionID]) {
+		if !calendars.KeepsObject(acc, projects.Event, o, coll[o.CollectionID]) {
 			objs = append(objs, o)
 		}
 	}
 	if len(objs) == 0 {
 		return inv
 	}
-	mine, err := calendar.Parse(objs[0].Data, v.person)
+	mine, err := calendar.Parse(objs[0].Data, v.Person)
 	if err != nil {
 		return inv
 	}

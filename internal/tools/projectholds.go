@@ -14,6 +14,8 @@ import (
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // What each route of a project holds now, for the person (postern project show and list):
@@ -65,7 +67,8 @@ func (r *RouteHold) Count(kind string) int {
 // ProjectHolds says, for each route and tie of p (one entry per value), what it holds in the
 // local store now. The store must exist (the caller checks: opening would make it).
 func (s *Service) ProjectHolds(ctx context.Context, p *projects.Project) ([]RouteHold, error) {
-	st, err := s.store()
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +96,7 @@ func (s *Service) ProjectHolds(ctx context.Context, p *projects.Project) ([]Rout
 	var out []RouteHold
 	add := func(route, value string, sub projects.Project) error {
 		h := RouteHold{Route: route, Value: value}
-		threads, err := st.RouteThreads(ctx, mailRoute(&sub, names), nil)
+		threads, err := st.RouteThreads(ctx, kit.MailRoute(&sub, names), nil)
 		if err != nil {
 			return err
 		}
@@ -189,7 +192,7 @@ func storedThings(ctx context.Context, st *store.Store, noteRoots []string) ([]p
 						t.Kind = projects.Task
 					default:
 						t.Kind = projects.Contact
-						if card, ok := contactCard(o); ok {
+						if card, ok := calendars.ContactCard(o); ok {
 							for _, f := range card[vcard.FieldEmail] {
 								if e := strings.TrimSpace(strings.TrimPrefix(f.Value, "mailto:")); e != "" {
 									t.Emails = append(t.Emails, e)

@@ -6,8 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/core"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mcp"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/view"
 )
 
 // The resources are the catalog's templates (catalog/server.yaml). Each but docs is read
@@ -107,6 +109,7 @@ func scopeRefusal(spec generated.ResourceSpec) string {
 
 // List implements mcp.Resources: every docs page, and today's agenda when a calendar is synced.
 func (s *Service) List(ctx context.Context, g dispatch.Grant) []mcp.Resource {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	var out []mcp.Resource
 	if r, ok := resourceSpec(generated.ResourceDocs); ok && g[r.Scope] {
 		for _, p := range generated.DocPages {
@@ -117,8 +120,8 @@ func (s *Service) List(ctx context.Context, g dispatch.Grant) []mcp.Resource {
 		}
 	}
 	// The server lists at every Poll: a store no sync made yet is not created by a look.
-	if r, ok := resourceSpec(generated.ResourceAgenda); ok && g[r.Scope] && s.storeExists() {
-		if _, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks); err == nil && len(cs) > 0 {
+	if r, ok := resourceSpec(generated.ResourceAgenda); ok && g[r.Scope] && s.storeExists(ctx) {
+		if _, cs, err := s.Calendars.Collections(ctx, store.KindCalendar, store.KindTasks); err == nil && len(cs) > 0 {
 			out = append(out, mcp.Resource{URI: uriFor(r, today), Name: "agenda-" + today, Title: "Today's agenda", Description: r.Description, MimeType: r.MimeType})
 		}
 	}
@@ -127,6 +130,7 @@ func (s *Service) List(ctx context.Context, g dispatch.Grant) []mcp.Resource {
 
 // Read implements mcp.Resources.
 func (s *Service) Read(ctx context.Context, uri string, g dispatch.Grant) (mcp.Contents, error) {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	ref, ok := parseURI(uri)
 	if !ok {
 		return mcp.Contents{}, mcp.ErrNotFound
@@ -138,9 +142,9 @@ func (s *Service) Read(ctx context.Context, uri string, g dispatch.Grant) (mcp.C
 	var err error
 	switch ref.spec.Name {
 	case generated.ResourceDocs:
-		_, t, found := page(ref.value)
+		_, t, found := core.Page(ref.value)
 		if !found {
-			return mcp.Contents{}, notFound(answer.Sentence(fmt.Sprintf("there is no page %q; the pages are %s", ref.value, pageNames())))
+			return mcp.Contents{}, notFound(answer.Sentence(fmt.Sprintf("there is no page %q; the pages are %s", ref.value, core.PageNames())))
 		}
 		return mcp.Contents{URI: uri, MimeType: ref.spec.MimeType, Text: t}, nil
 	case generated.ResourceMessage:
@@ -200,11 +204,11 @@ func (s *Service) threadMember(ctx context.Context, id string) string {
 	if !ok {
 		return id
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return id
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return id
 	}
@@ -218,7 +222,7 @@ func (s *Service) threadMember(ctx context.Context, id string) string {
 // agendaDay is {day} as the agenda tool's from and to: today in the person's zone, or a date.
 func (s *Service) agendaDay(v string) (string, error) {
 	if v == today {
-		return time.Now().In(s.personZone()).Format(time.DateOnly), nil
+		return time.Now().In(s.Calendars.PersonZone()).Format(time.DateOnly), nil
 	}
 	if _, err := time.Parse(time.DateOnly, v); err != nil {
 		return "", fmt.Errorf("%q is not a day; use today or a date such as 2026-03-31", v)
@@ -231,6 +235,7 @@ func (s *Service) agendaDay(v string) (string, error) {
 // the same handlers as Read, so a thing this connection may not see has the digest of a thing
 // that is not there. A message's digest is its row (flags, folder): its text never changes.
 func (s *Service) Digest(ctx context.Context, uri string, g dispatch.Grant) string {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	ref, ok := parseURI(uri)
 	if !ok || !g[ref.spec.Scope] {
 		return ""
@@ -238,17 +243,17 @@ func (s *Service) Digest(ctx context.Context, uri string, g dispatch.Grant) stri
 	var v any
 	switch ref.spec.Name {
 	case generated.ResourceDocs:
-		_, t, found := page(ref.value)
+		_, t, found := core.Page(ref.value)
 		if !found {
 			return ""
 		}
 		v = t
 	case generated.ResourceMessage:
-		_, r, err := s.message(ctx, ref.value)
+		_, r, err := s.Mail.Message(ctx, ref.value)
 		if err != nil {
 			return ""
 		}
-		v = []any{r.Folder, r.Flags, r.Forged, r.Withheld, messageRow(r, rowView{})}
+		v = []any{r.Folder, r.Flags, r.Forged, r.Withheld, mail.MessageRow(r, nil)}
 	case generated.ResourceThread:
 		res, err := s.MailThread(ctx, &generated.MailThreadArgs{ID: s.threadMember(ctx, ref.value)})
 		if err != nil {
@@ -340,13 +345,7 @@ func (s *Service) Links(tool string, structured []byte, g dispatch.Grant) []mcp.
 }
 
 // storeExists says whether the store is open or its file is there.
-func (s *Service) storeExists() bool {
-	s.mu.Lock()
-	open := s.st != nil
-	s.mu.Unlock()
-	if open {
-		return true
-	}
-	_, err := os.Stat(s.StorePath)
-	return s.StorePath != "" && err == nil
+func (s *Service) storeExists(ctx context.Context) bool {
+	v, err := view.From(ctx)
+	return err == nil && v.StoreExists()
 }

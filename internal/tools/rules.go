@@ -14,6 +14,8 @@ import (
 	"github.com/postern-mcp/postern/internal/search"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
 
 // The rule tools (rules_*): what a rule may show follows the scopes. A rule
@@ -29,7 +31,7 @@ func (s *Service) loadRules() ([]generated.Rule, error) { return rules.Load(s.ru
 // needScopes refuses a rule whose conditions look at what this connection may not see.
 func needScopes(ctx context.Context, r generated.Rule, what string) error {
 	for _, sc := range rules.NeedsOf(r).Scopes() {
-		if !hasScope(ctx, sc) {
+		if !kit.HasScope(ctx, sc) {
 			return fmt.Errorf("the rule looks at what the scope %q shows, which this connection was not granted, so it cannot be %s here; ask the person to grant it, or drop those conditions", sc, what)
 		}
 	}
@@ -41,7 +43,7 @@ func needScopes(ctx context.Context, r generated.Rule, what string) error {
 // in a body.
 func redact(ctx context.Context, r generated.Rule) generated.Rule {
 	for _, sc := range rules.NeedsOf(r).Scopes() {
-		if !hasScope(ctx, sc) {
+		if !kit.HasScope(ctx, sc) {
 			r.Match = fmt.Sprintf("(hidden: it looks at what %s shows)", sc)
 		}
 	}
@@ -65,7 +67,7 @@ func ruleInfo(r generated.Rule, position int) generated.RuleInfo {
 
 // checker is what rules.Checker needs of this connection's accounts and store.
 func (s *Service) checker(ctx context.Context) (rules.Checker, error) {
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return rules.Checker{}, err
 	}
@@ -74,7 +76,7 @@ func (s *Service) checker(ctx context.Context) (rules.Checker, error) {
 		return rules.Checker{}, err
 	}
 	c := rules.Checker{Accounts: accts, SendAllowed: cfg.SendAllowed, Nearest: search.Nearest}
-	if st, err := s.store(); err == nil {
+	if st, err := s.store(ctx); err == nil {
 		c.Folder = func(account, name string) error {
 			in := accts
 			if account != "" {
@@ -100,7 +102,7 @@ func (s *Service) RulesList(ctx context.Context, a *generated.RulesListArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	visible, err := s.visibleNames()
+	visible, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -125,10 +127,10 @@ func (s *Service) RulesList(ctx context.Context, a *generated.RulesListArgs) (*g
 // when set), folder (every folder when ""), without what the person's projects keep from
 // agents; leftOut counts what is kept, over the folder or the accounts whatever the rule.
 func (s *Service) ruleBase(ctx context.Context, folder string, account *string) (st *store.Store, base store.Filter, leftOut int, err error) {
-	if st, err = s.store(); err != nil {
+	if st, err = s.store(ctx); err != nil {
 		return nil, base, 0, err
 	}
-	accts, err := s.scopeAccounts(account)
+	accts, err := s.Mail.ScopeAccounts(ctx, account)
 	if err != nil {
 		return nil, base, 0, err
 	}
@@ -136,11 +138,11 @@ func (s *Service) ruleBase(ctx context.Context, folder string, account *string) 
 	if err != nil {
 		return nil, base, 0, err
 	}
-	hide, err := acc.mail(ctx, st)
+	hide, err := acc.Mail(ctx, st)
 	if err != nil {
 		return nil, base, 0, err
 	}
-	if leftOut, err = acc.leftOut(ctx, st, accts, folder); err != nil {
+	if leftOut, err = acc.LeftOut(ctx, st, accts, folder); err != nil {
 		return nil, base, 0, err
 	}
 	return st, store.Filter{Accounts: accts, Folder: folder, Hide: hide}, leftOut, nil
@@ -185,7 +187,7 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 	if err != nil || scopeErr != nil {
 		return res, nil // nothing to run: the problems say why
 	}
-	st, base, leftOut, err := s.ruleBase(ctx, deref(a.Folder), nil)
+	st, base, leftOut, err := s.ruleBase(ctx, kit.Deref(a.Folder), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -198,11 +200,11 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	v := s.rowOwn()
+	v := s.Mail.RowOwn(ctx)
 	for _, row := range rows {
-		res.Messages = append(res.Messages, messageRow(row, rowView{own: v}))
+		res.Messages = append(res.Messages, mail.MessageRow(row, v))
 	}
-	res.LeftOut = nonZero(leftOut)
+	res.LeftOut = kit.NonZero(leftOut)
 	return res, nil
 }
 
@@ -272,7 +274,7 @@ func (s *Service) RulesCoverage(ctx context.Context, a *generated.RulesCoverageA
 		}
 	}
 	res.Rules = counts
-	res.LeftOut = nonZero(leftOut)
+	res.LeftOut = kit.NonZero(leftOut)
 	for sender, n := range unmatched {
 		res.UnmatchedSenders = append(res.UnmatchedSenders, generated.SenderCount{Sender: sender, Messages: n})
 	}
@@ -362,7 +364,7 @@ func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArg
 // changeRule applies change to the rule called name, refusing a hidden one; change may
 // move it (to a new index) or remove it (state "").
 func (s *Service) changeRule(ctx context.Context, name string, change func(all []generated.Rule, i int) ([]generated.Rule, error)) (*generated.RuleInfo, error) {
-	visible, err := s.visibleNames()
+	visible, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -547,18 +549,18 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 // matches nothing yet, or some shown message, may be proposed. The answer says no more.
 func (s *Service) refuseKeptRule(ctx context.Context, r generated.Rule) error {
 	acc, err := s.access(ctx)
-	if err != nil || !acc.active() {
+	if err != nil || !acc.Active() {
 		return err
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return err
 	}
-	accts, err := s.visibleNames()
+	accts, err := s.visibleNames(ctx)
 	if err != nil {
 		return err
 	}
-	hide, err := acc.mail(ctx, st)
+	hide, err := acc.Mail(ctx, st)
 	if err != nil || hide == nil {
 		return err
 	}

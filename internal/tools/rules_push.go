@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 	"slices"
 	"strings"
 
@@ -41,13 +42,14 @@ type SievePlan struct {
 // and every account's) for its server's Sieve, has the server check the
 // script, and says what pushing it would do, changing nothing.
 func (s *Service) PlanSievePush(ctx context.Context, account string) (*SievePlan, error) {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	return s.planSievePush(ctx, account, nil)
 }
 
 // planSievePush is PlanSievePush; allow, when set, refuses an enabled rule
 // of the account before anything is read from the server.
 func (s *Service) planSievePush(ctx context.Context, account string, allow func(generated.Rule) error) (*SievePlan, error) {
-	acct, err := s.sieveAccount(account)
+	acct, err := s.sieveAccount(ctx, account)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +73,7 @@ func (s *Service) planSievePush(ctx context.Context, account string, allow func(
 		}
 	}
 	opt := sieve.Options{Account: acct.Name, ForwardAllowed: cfg.SendAllowed, Folders: map[string]string{}}
-	if st, err := s.store(); err == nil {
+	if st, err := s.store(ctx); err == nil {
 		s.sieveFolders(ctx, st, acct, &opt)
 	}
 	sc, err := openScripts(ctx, acct)
@@ -99,8 +101,8 @@ func (s *Service) planSievePush(ctx context.Context, account string, allow func(
 
 // sieveAccount is the visible account called name, if its kind has a server
 // that can hold Sieve scripts.
-func (s *Service) sieveAccount(name string) (config.Account, error) {
-	accts, err := s.visible()
+func (s *Service) sieveAccount(ctx context.Context, name string) (config.Account, error) {
+	accts, err := s.visible(ctx)
 	if err != nil {
 		return config.Account{}, err
 	}
@@ -108,7 +110,7 @@ func (s *Service) sieveAccount(name string) (config.Account, error) {
 	for i, a := range accts {
 		names[i] = a.Name
 	}
-	n, err := findAccount(name, names, "")
+	n, err := mail.FindAccount(name, names, "")
 	if err != nil {
 		return config.Account{}, err
 	}
@@ -163,6 +165,7 @@ func openScripts(ctx context.Context, acct config.Account) (*imap.Scripts, error
 // PushSieve stores p's script on the server of p's account and makes it run
 // beside the person's scripts (sieve.Push).
 func (s *Service) PushSieve(ctx context.Context, p *SievePlan) (*generated.SievePush, error) {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	sc, err := openScripts(ctx, p.acct)
 	if err != nil {
 		return nil, err
@@ -178,7 +181,7 @@ func (s *Service) PushSieve(ctx context.Context, p *SievePlan) (*generated.Sieve
 	if done.Outcome == sieve.Activated || done.Outcome == sieve.AlreadyActive || done.Outcome == sieve.Included {
 		running = p.onServer
 	}
-	if st, err := s.store(); err == nil {
+	if st, err := s.store(ctx); err == nil {
 		if err := rules.SetOnServer(ctx, st, p.Account, running); err != nil {
 			return nil, fmt.Errorf("the script is on the server, but postern could not note it (%v); until it can, a forward rule may be sent twice: run postern rules push again", err)
 		}

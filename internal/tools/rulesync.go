@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 	"slices"
 	"sort"
 	"strings"
@@ -41,11 +42,12 @@ func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun,
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store()
+	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: dispatch.EraCLI, ClientName: RulesClient})
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view, the person's
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: dispatch.EraCLI, ClientName: RulesClient})
 	var out []RuleRun
 	pushed := rules.Pushed(s.rulesPath())
 	for _, account := range accounts {
@@ -220,14 +222,14 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 // forward sends a copy of message id to addr from its account, as a forward
 // with the original's text; [send] allow is checked as for every send.
 func (s *Service) forward(ctx context.Context, account string, id int64, addr string) error {
-	if err := s.checkRecipients([]string{addr}); err != nil {
+	if err := s.Mail.CheckRecipients([]string{addr}); err != nil {
 		return err
 	}
-	orig, _, err := s.original(ctx, store.EncodeID(id))
+	orig, _, err := s.Mail.Original(ctx, store.EncodeID(id))
 	if err != nil {
 		return err
 	}
-	acct, err := s.sendingAccount(account, true)
+	acct, err := s.Mail.SendingAccount(ctx, account, true)
 	if err != nil {
 		return err
 	}
@@ -235,10 +237,10 @@ func (s *Service) forward(ctx context.Context, account string, id int64, addr st
 	if err != nil {
 		return err
 	}
-	m, err := compose.Forward(*orig, ownAddresses(acct)[0], to, nil, "Forwarded by the postern rule you approved.")
+	m, err := compose.Forward(*orig, mail.OwnAddresses(acct)[0], to, nil, "Forwarded by the postern rule you approved.")
 	if err != nil {
 		return err
 	}
-	_, err = s.send(ctx, acct, m)
+	_, err = s.Mail.Send(ctx, acct, m)
 	return err
 }

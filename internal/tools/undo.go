@@ -12,6 +12,7 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // MailUndo implements mail_undo: each message of the action goes back where it
@@ -38,7 +39,7 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 	if len(act.DAV) > 0 {
 		return s.undoDAV(ctx, st, act, a.ID, a.DryRun)
 	}
-	if err := s.refuseKeptItems(ctx, st, act.Items); err != nil {
+	if err := s.kit().RefuseKeptItems(ctx, st, act.Items); err != nil {
 		return nil, err
 	}
 	res := &generated.ActionResult{Action: "undo " + a.ID, Messages: []generated.ActionRow{}}
@@ -107,7 +108,7 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 	}
 	log.Accounts = act.Accounts
 	if a.DryRun {
-		res.DryRun = ptr(true)
+		res.DryRun = kit.Ptr(true)
 		if err := s.shortAnswer(ctx, st, res, all, log); err != nil {
 			return nil, err
 		}
@@ -138,7 +139,7 @@ func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *s
 	if !ok {
 		return nil, nil, fmt.Errorf("%q is not an action id; %s lists them", id, generated.ToolMailActions)
 	}
-	st, err := s.store()
+	st, err := s.store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,7 +150,7 @@ func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *s
 	if err != nil {
 		return nil, nil, err
 	}
-	visible, err := s.visibleNames()
+	visible, err := s.visibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

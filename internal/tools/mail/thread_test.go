@@ -1,4 +1,4 @@
-package tools_test
+package mail_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package tools
+package kit
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"github.com/postern-mcp/postern/internal/store"
 )
 
-// syncedAt is the synced_at of an answer about the accounts named: when the store last caught
+// SyncedAt is the synced_at of an answer about the accounts named: when the store last caught
 // up with all of them (RFC 3339, UTC), "" when one never did or the store cannot say.
-func (s *Service) syncedAt(ctx context.Context, accounts []string) string {
-	if len(accounts) == 0 || !s.storeExists() {
+func (s *Kit) SyncedAt(ctx context.Context, accounts []string) string {
+	if len(accounts) == 0 || !s.StoreExists(ctx) {
 		return ""
 	}
-	st, err := s.store()
+	st, err := s.Store(ctx)
 	if err != nil {
 		return ""
 	}
@@ -25,8 +25,8 @@ func (s *Service) syncedAt(ctx context.Context, accounts []string) string {
 	return at.Format(time.RFC3339)
 }
 
-// collectionsSyncedAt is syncedAt for the accounts of the collections an answer covers.
-func (s *Service) collectionsSyncedAt(ctx context.Context, cs []*store.Collection) string {
+// CollectionsSyncedAt is SyncedAt for the accounts of the collections an answer covers.
+func (s *Kit) CollectionsSyncedAt(ctx context.Context, cs []*store.Collection) string {
 	seen := map[string]bool{}
 	var accounts []string
 	for _, c := range cs {
@@ -36,5 +36,5 @@ func (s *Service) collectionsSyncedAt(ctx context.Context, cs []*store.Collectio
 		}
 	}
 	sort.Strings(accounts)
-	return s.syncedAt(ctx, accounts)
+	return s.SyncedAt(ctx, accounts)
 }

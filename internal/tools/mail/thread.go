@@ -1,4 +1,4 @@
-package tools
+package mail
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/mailparse"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // threadText answers mail_thread with text: every message of the thread
@@ -17,7 +18,7 @@ import (
 // on both pages, with cut on the first and continued on the next. The texts
 // are the store's (masked as the boundary shows them); the boundary frames
 // each one.
-func (s *Service) threadText(ctx context.Context, st *store.Store, thread int64, rows []*store.Row, v rowView, a *generated.MailThreadArgs) (*generated.Thread, error) {
+func (s *Mail) threadText(ctx context.Context, st *store.Store, thread int64, rows []*store.Row, v rowView, a *generated.MailThreadArgs) (*generated.Thread, error) {
 	type part struct {
 		row    *store.Row
 		reply  mailparse.Reply
@@ -46,7 +47,7 @@ func (s *Service) threadText(ctx context.Context, st *store.Store, thread int64,
 	}
 
 	res := &generated.Thread{Thread: store.EncodeID(thread), Texts: []generated.ThreadText{}}
-	left := pageLength(a.MaxLength)
+	left := kit.PageLength(a.MaxLength)
 	next := -1
 	for _, p := range parts {
 		n := len(p.reply.Text)
@@ -64,13 +65,13 @@ func (s *Service) threadText(ctx context.Context, st *store.Store, thread int64,
 		left = max(0, left-cost)
 		t := generated.ThreadText{Message: m}
 		if q := p.reply.QuotedLines; q > 0 {
-			t.QuotedLines = ptr(q)
+			t.QuotedLines = kit.Ptr(q)
 		}
 		if sl := p.reply.SignatureLines; sl > 0 {
-			t.SignatureLines = ptr(sl)
+			t.SignatureLines = kit.Ptr(sl)
 		}
 		if from > 0 {
-			t.Continued = ptr(true)
+			t.Continued = kit.Ptr(true)
 		}
 		rest := n - from
 		if rest <= left || p.hidden {
@@ -83,17 +84,17 @@ func (s *Service) threadText(ctx context.Context, st *store.Store, thread int64,
 			next = p.at + from
 			break
 		}
-		text, end := pageText(p.reply.Text, from, max(left, 1))
-		t.Text, t.Cut = text, ptr(true)
+		text, end := kit.PageText(p.reply.Text, from, max(left, 1))
+		t.Text, t.Cut = text, kit.Ptr(true)
 		res.Texts = append(res.Texts, t)
 		next = p.at + end
 		break
 	}
 	if next >= 0 { // the page stopped before the end (next == total: only empty texts are left)
-		res.NextOffset = ptr(next)
+		res.NextOffset = kit.Ptr(next)
 	}
-	if len(rows) >= threadLimit {
-		res.Truncated = ptr(true)
+	if len(rows) >= kit.ThreadLimit {
+		res.Truncated = kit.Ptr(true)
 	}
 	return res, nil
 }

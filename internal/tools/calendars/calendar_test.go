@@ -1,4 +1,4 @@
-package tools_test
+package calendars_test
 
 import (
 	"context"

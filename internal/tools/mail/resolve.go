@@ -1,11 +1,13 @@
-package tools
+package mail
 
 import (
+	"context"
 	"errors"
 	"strings"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/search"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // An account an agent names is found among the accounts this connection may
@@ -16,13 +18,10 @@ import (
 // that does not exist get the same answer. Folder names are found by the
 // store (store.FolderError), among the accounts found here.
 
-// maxListed is the most account names an error lists.
-const maxListed = 10
-
-// searchAccounts is visibleNames for a tool that reads mail: an error when
+// SearchAccounts is visibleNames for a tool that reads mail: an error when
 // there is no account to read.
-func (s *Service) searchAccounts() ([]string, error) {
-	names, err := s.visibleNames()
+func (s *Mail) SearchAccounts(ctx context.Context) ([]string, error) {
+	names, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -33,16 +32,16 @@ func (s *Service) searchAccounts() ([]string, error) {
 }
 
 // noAccount says why this connection sees no account, and what to do.
-func (s *Service) noAccount() error {
+func (s *Mail) noAccount() error {
 	if cfg, err := s.Config.Get(); err == nil && len(cfg.Accounts) > 0 {
 		return errors.New("this connection may see none of the configured accounts (postern mcp --account names none of them); the person restarts it with a configured account")
 	}
 	return errors.New("no account is configured; the person adds one with postern account add NAME --imap HOST:993 --user USER --password-cmd CMD (or --maildir PATH), then runs postern sync")
 }
 
-// findAccount returns the visible account called name. what says where the
+// FindAccount returns the visible account called name. what says where the
 // name was written, for the error ("" for the account argument).
-func findAccount(name string, visible []string, what string) (string, error) {
+func FindAccount(name string, visible []string, what string) (string, error) {
 	var folded []string
 	for _, n := range visible {
 		if n == name {
@@ -62,24 +61,24 @@ func findAccount(name string, visible []string, what string) (string, error) {
 	if near := search.Nearest(name, visible); len(near) > 0 {
 		return "", errors.New(msg + "; the nearest: " + strings.Join(near, ", "))
 	}
-	listed := visible[:min(len(visible), maxListed)]
+	listed := visible[:min(len(visible), kit.MaxListed)]
 	more := ""
-	if len(visible) > maxListed {
+	if len(visible) > kit.MaxListed {
 		more = ", …"
 	}
 	return "", errors.New(msg + "; the accounts you can use: " + strings.Join(listed, ", ") + more + " (the " + generated.ToolStatus + " tool lists them)")
 }
 
-// resolveQueryAccounts replaces each account: of q, in every group too, by
+// ResolveQueryAccounts replaces each account: of q, in every group too, by
 // the visible account it names.
-func resolveQueryAccounts(q *search.Query, visible []string) error {
+func ResolveQueryAccounts(q *search.Query, visible []string) error {
 	var err error
 	q.Walk(func(c *search.Query) {
 		for i, name := range c.Accounts {
 			if err != nil {
 				return
 			}
-			c.Accounts[i], err = findAccount(name, visible, " (account: of the search)")
+			c.Accounts[i], err = FindAccount(name, visible, " (account: of the search)")
 		}
 	})
 	return err

@@ -1,4 +1,6 @@
-package tools
+// Package unsubscribe serves the tool of catalog/mail_unsubscribe.yaml: mail_unsubscribe,
+// by the list's one-click link or by the message its mailto asks for.
+package unsubscribe
 
 import (
 	"context"
@@ -15,7 +17,18 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/mailparse"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
+	"github.com/postern-mcp/postern/internal/tools/mail"
 )
+
+// Unsubscribe implements generated.MailUnsubscribeHandlers.
+type Unsubscribe struct {
+	*kit.Kit
+	// Mail finds the message and sends through the mail domain.
+	Mail *mail.Mail
+}
+
+var _ generated.MailUnsubscribeHandlers = (*Unsubscribe)(nil)
 
 // Unsubscribing tells the list's sender that the address is read, and cannot be undone: it is
 // a prepare/commit pair (effect send) whose preview says exactly which request goes where.
@@ -35,8 +48,8 @@ const (
 // first of: an RFC 8058 one-click POST (List-Unsubscribe-Post with an https URI); a message to
 // a mailto URI through the account's SMTP server; otherwise nothing is prepared and the error
 // names the page the person can open.
-func (s *Service) MailUnsubscribe(ctx context.Context, a *generated.MailUnsubscribeArgs) (*generated.Action, error) {
-	st, r, err := s.message(ctx, a.ID)
+func (s *Unsubscribe) MailUnsubscribe(ctx context.Context, a *generated.MailUnsubscribeArgs) (*generated.Action, error) {
+	st, r, err := s.Mail.Message(ctx, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +75,7 @@ func (s *Service) MailUnsubscribe(ctx context.Context, a *generated.MailUnsubscr
 	}
 	for _, u := range uris {
 		if mailparse.Scheme(u) == "mailto" {
-			return s.mailtoAction(r, u)
+			return s.mailtoAction(ctx, r, u)
 		}
 	}
 	for _, u := range uris {
@@ -121,13 +134,13 @@ func postOneClick(ctx context.Context, account, uri string) (*generated.Unsubscr
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) && ue.Timeout() {
-			return nil, unknownOutcome{fmt.Errorf("the list's server at %s did not answer within %s; the unsubscribe may or may not have been received, and postern will not retry", shown, unsubscribeTimeout)}
+			return nil, mail.Unknown(fmt.Errorf("the list's server at %s did not answer within %s; the unsubscribe may or may not have been received, and postern will not retry", shown, unsubscribeTimeout))
 		}
 		return nil, fmt.Errorf("nothing was sent: the list's server at %s could not be reached securely (%v)", shown, cause(err))
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	res := &generated.UnsubscribeResult{Method: methodOneClick, Account: account, To: "POST " + shown, Status: ptr(resp.StatusCode)}
+	res := &generated.UnsubscribeResult{Method: methodOneClick, Account: account, To: "POST " + shown, Status: kit.Ptr(resp.StatusCode)}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		res.Outcome = "accepted"
@@ -154,7 +167,7 @@ func cause(err error) error {
 
 // mailtoAction is the unsubscribe message to uri, a mailto URI of r's List-Unsubscribe
 // (RFC 6068): to its address, with its subject and body, else "unsubscribe".
-func (s *Service) mailtoAction(r *store.Row, uri string) (*generated.Action, error) {
+func (s *Unsubscribe) mailtoAction(ctx context.Context, r *store.Row, uri string) (*generated.Action, error) {
 	id := store.EncodeID(r.ID)
 	addr, subject, body, err := readMailto(uri)
 	if err != nil {
@@ -167,13 +180,13 @@ func (s *Service) mailtoAction(r *store.Row, uri string) (*generated.Action, err
 	if !cfg.SendAllowed(addr) {
 		return nil, fmt.Errorf("the unsubscribe address %s is not among those postern may send to ([send] allow: %s), so nothing was sent or prepared; only the person can add it, in the configuration file", mailparse.ShowAddress(addr), strings.Join(cfg.Send.Allow, ", "))
 	}
-	acct, err := s.sendingAccount(r.Account, true)
+	acct, err := s.Mail.SendingAccount(ctx, r.Account, true)
 	if err != nil {
 		return nil, err
 	}
-	own := ownAddresses(acct)
+	own := mail.OwnAddresses(acct)
 	m := compose.Message{From: own[0], To: []compose.Address{{Addr: addr}}, Subject: subject, Body: body}
-	p := preview(m, "unsubscribe from a mailing list by sending it one message, which cannot be undone")
+	p := mail.Preview(m, "unsubscribe from a mailing list by sending it one message, which cannot be undone")
 	p.To = []string{mailparse.ShowAddress(addr)}
 	return &generated.Action{
 		Account: acct.Name,
@@ -229,7 +242,7 @@ func sendUnsubscribe(ctx context.Context, acct config.Account, m compose.Message
 	if err != nil {
 		return nil, fmt.Errorf("nothing was sent: %w", err)
 	}
-	if err := submit(ctx, acct, m.From.Addr, m.Recipients(), wire); err != nil {
+	if err := mail.Submit(ctx, acct, m.From.Addr, m.Recipients(), wire); err != nil {
 		return nil, err
 	}
 	to := mailparse.ShowAddress(m.To[0].Addr)

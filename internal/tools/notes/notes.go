@@ -1,4 +1,6 @@
-package tools
+// Package notes serves the tools of catalog/notes.yaml: notes_find, note_read and note_add
+// over the notes folders the configuration names, indexed afresh at each call.
+package notes
 
 import (
 	"context"
@@ -22,9 +24,15 @@ import (
 	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/pathsafe"
 	"github.com/postern-mcp/postern/internal/search"
-	"github.com/postern-mcp/postern/internal/source/notes"
+	srcnotes "github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
+
+// Notes implements generated.NotesHandlers.
+type Notes struct{ *kit.Kit }
+
+var _ generated.NotesHandlers = (*Notes)(nil)
 
 // Bounds of what an agent writes with note_add.
 const (
@@ -43,14 +51,14 @@ var notesRefresh sync.Mutex
 // noteSet is what a notes call works on: the configured folders, freshly indexed.
 type noteSet struct {
 	st       *store.Store
-	folders  []notes.Folder
+	folders  []srcnotes.Folder
 	problems []string
 }
 
 // notes reads the [notes] configuration and refreshes the index of its folders, so that the
 // answer shows them as they are now. A refresh that fails (the store busy with a sync) leaves
 // the index as it was, and the answer says so.
-func (s *Service) notes(ctx context.Context) (*noteSet, error) {
+func (s *Notes) notes(ctx context.Context) (*noteSet, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return nil, err
@@ -62,13 +70,13 @@ func (s *Service) notes(ctx context.Context) (*noteSet, error) {
 		}
 		return nil, fmt.Errorf("no notes folder is configured; the person adds [notes] folder = \"~/Notes\" to %s", s.Config.Path())
 	}
-	st, err := s.store()
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	set := &noteSet{st: st, folders: notes.Folders(roots), problems: problems}
+	set := &noteSet{st: st, folders: srcnotes.Folders(roots), problems: problems}
 	notesRefresh.Lock()
-	res, err := notes.Refresh(ctx, st, set.folders)
+	res, err := srcnotes.Refresh(ctx, st, set.folders)
 	notesRefresh.Unlock()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -83,8 +91,8 @@ func (s *Service) notes(ctx context.Context) (*noteSet, error) {
 }
 
 // RefreshNotes indexes the configured notes folders, as every notes tool does first; postern
-// sync calls it. It returns nil and no error when no notes folder is configured.
-func (s *Service) RefreshNotes(ctx context.Context) (*notes.Result, []string, error) {
+// sync calls it (through tools.Service, which opens its view). It returns nil and no error when no notes folder is configured.
+func (s *Notes) RefreshNotes(ctx context.Context) (*srcnotes.Result, []string, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return nil, nil, err
@@ -93,19 +101,19 @@ func (s *Service) RefreshNotes(ctx context.Context) (*notes.Result, []string, er
 	if len(roots) == 0 {
 		return nil, problems, nil
 	}
-	st, err := s.store()
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, problems, err
 	}
 	notesRefresh.Lock()
 	defer notesRefresh.Unlock()
-	res, err := notes.Refresh(ctx, st, notes.Folders(roots))
+	res, err := srcnotes.Refresh(ctx, st, srcnotes.Folders(roots))
 	return res, problems, err
 }
 
 // folderByName finds the notes folder an agent named: exactly, else ignoring case; an error
 // naming the nearest otherwise. what names the argument.
-func (ns *noteSet) folderByName(name, what string) (notes.Folder, error) {
+func (ns *noteSet) folderByName(name, what string) (srcnotes.Folder, error) {
 	var names []string
 	for _, f := range ns.folders {
 		if f.Name == name {
@@ -120,23 +128,23 @@ func (ns *noteSet) folderByName(name, what string) (notes.Folder, error) {
 	}
 	msg := fmt.Sprintf("there is no notes folder %q; ", name)
 	if near := search.Nearest(name, names); len(near) > 0 {
-		return notes.Folder{}, errors.New(msg + "the nearest: " + strings.Join(near, ", "))
+		return srcnotes.Folder{}, errors.New(msg + "the nearest: " + strings.Join(near, ", "))
 	}
-	return notes.Folder{}, errors.New(msg + "the notes folders are " + strings.Join(names[:min(len(names), maxListed)], ", ") + " (" + what + " takes one of them)")
+	return srcnotes.Folder{}, errors.New(msg + "the notes folders are " + strings.Join(names[:min(len(names), kit.MaxListed)], ", ") + " (" + what + " takes one of them)")
 }
 
 // visibleDirs lists, in id form, the notes folders and every folder that holds a note this
 // call may see: the folders an agent may name. A folder whose notes are all kept is not among
 // them, so that naming it gets the same answer as a folder that does not exist.
-func visibleDirs(ns *noteSet, heads []*store.Note, a *access) map[string]bool {
+func visibleDirs(ns *noteSet, heads []*store.Note, a *kit.Access) map[string]bool {
 	dirs := map[string]bool{}
-	byRoot := map[string]notes.Folder{}
+	byRoot := map[string]srcnotes.Folder{}
 	for _, f := range ns.folders {
 		dirs[f.Name] = true
 		byRoot[f.Root] = f
 	}
 	for _, n := range heads {
-		if a.keepsNote(n.Root, n.Path, n.Title) {
+		if a.KeepsNote(n.Root, n.Path, n.Title) {
 			continue
 		}
 		f := byRoot[n.Root]
@@ -191,10 +199,10 @@ func noFolder(folder string, dirs map[string]bool) error {
 		return errors.New(msg + "; the nearest: " + strings.Join(near, ", "))
 	}
 	more := ""
-	if len(names) > maxListed {
+	if len(names) > kit.MaxListed {
 		more = ", …"
 	}
-	return errors.New(msg + "; the folders are " + strings.Join(names[:min(len(names), maxListed)], ", ") + more)
+	return errors.New(msg + "; the folders are " + strings.Join(names[:min(len(names), kit.MaxListed)], ", ") + more)
 }
 
 // noteWords reads notes_find's query: words, "phrases", -excluded words, the last word a
@@ -203,7 +211,7 @@ func noteWords(q string) ([]search.Term, error) {
 	if strings.TrimSpace(q) == "" {
 		return nil, nil
 	}
-	parsed, err := search.Parse(q, now().UTC())
+	parsed, err := search.Parse(q, kit.Clock().UTC())
 	if err != nil {
 		return nil, fmt.Errorf("the search %q cannot be read: %v", q, err)
 	}
@@ -242,7 +250,7 @@ func decodeNoteCursor(c *string) (mtime, id int64, err error) {
 }
 
 // noteRow is a note as the answers show it.
-func noteRow(f notes.Folder, n *store.Note) generated.NoteRow {
+func noteRow(f srcnotes.Folder, n *store.Note) generated.NoteRow {
 	dir := f.Name
 	if d := path.Dir(n.Path); d != "." {
 		dir = f.ID(d)
@@ -255,23 +263,23 @@ func noteRow(f notes.Folder, n *store.Note) generated.NoteRow {
 		Size:     int(n.Size),
 	}
 	if n.Truncated {
-		row.Truncated = ptr(true)
+		row.Truncated = kit.Ptr(true)
 	}
 	return row
 }
 
-func (ns *noteSet) folderOf(root string) notes.Folder {
+func (ns *noteSet) folderOf(root string) srcnotes.Folder {
 	for _, f := range ns.folders {
 		if f.Root == root {
 			return f
 		}
 	}
-	return notes.Folder{Name: filepath.Base(root), Root: root}
+	return srcnotes.Folder{Name: filepath.Base(root), Root: root}
 }
 
 // NotesFind implements notes_find.
-func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*generated.NoteList, error) {
-	terms, err := noteWords(deref(a.Query))
+func (s *Notes) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*generated.NoteList, error) {
+	terms, err := noteWords(kit.Deref(a.Query))
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +287,7 @@ func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +303,7 @@ func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*g
 	if err != nil {
 		return nil, err
 	}
-	scopes, err := ns.scopeOf(deref(a.Folder), visibleDirs(ns, heads, acc))
+	scopes, err := ns.scopeOf(kit.Deref(a.Folder), visibleDirs(ns, heads, acc))
 	if err != nil {
 		return nil, err
 	}
@@ -303,23 +311,23 @@ func (s *Service) NotesFind(ctx context.Context, a *generated.NotesFindArgs) (*g
 	// count never tells whether a kept note holds one.
 	leftOut := 0
 	for _, n := range heads {
-		if inScopes(n, scopes) && acc.keepsNote(n.Root, n.Path, n.Title) {
+		if inScopes(n, scopes) && acc.KeepsNote(n.Root, n.Path, n.Title) {
 			leftOut++
 		}
 	}
-	f := &store.NoteFilter{Scopes: scopes, Terms: terms, Text: searchesBodies(ctx), AfterMTime: afterM, AfterID: afterID, Limit: a.Limit}
-	found, more, err := ns.st.FindNotes(ctx, f, func(n *store.Note) bool { return acc.keepsNote(n.Root, n.Path, n.Title) })
+	f := &store.NoteFilter{Scopes: scopes, Terms: terms, Text: kit.SearchesBodies(ctx), AfterMTime: afterM, AfterID: afterID, Limit: a.Limit}
+	found, more, err := ns.st.FindNotes(ctx, f, func(n *store.Note) bool { return acc.KeepsNote(n.Root, n.Path, n.Title) })
 	if err != nil {
 		return nil, err
 	}
 	res := &generated.NoteList{Notes: make([]generated.NoteRow, 0, len(found)), Problems: ns.problems}
 	if leftOut > 0 {
-		res.LeftOut = ptr(leftOut)
+		res.LeftOut = kit.Ptr(leftOut)
 	}
-	left := budget(maxListText)
+	left := kit.Budget(kit.MaxListText)
 	for i, n := range found {
 		row := noteRow(ns.folderOf(n.Root), n)
-		if !left.take(shown(row.Path)+shown(row.Title)+shown(row.Folder)) && i > 0 {
+		if !left.Take(kit.Shown(row.Path)+kit.Shown(row.Title)+kit.Shown(row.Folder)) && i > 0 {
 			found, more = found[:i], true
 			break
 		}
@@ -341,8 +349,8 @@ func inScopes(n *store.Note, scopes []store.NoteScope) bool {
 }
 
 // NoteRead implements note_read: a page of a note's text, as mail_show pages a message's.
-func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*generated.NoteText, error) {
-	acc, err := s.access(ctx)
+func (s *Notes) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*generated.NoteText, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -350,13 +358,13 @@ func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*gen
 	if err != nil {
 		return nil, err
 	}
-	f, rel, ok := notes.Split(ns.folders, a.ID)
+	f, rel, ok := srcnotes.Split(ns.folders, a.ID)
 	if !ok {
-		return nil, acc.notFound(noSuchNote)
+		return nil, acc.NotFound(noSuchNote)
 	}
 	n, err := ns.st.Note(ctx, f.Root, rel)
-	if errors.Is(err, store.ErrNoNote) || err == nil && acc.keepsNote(n.Root, n.Path, n.Title) {
-		return nil, acc.notFound(noSuchNote)
+	if errors.Is(err, store.ErrNoNote) || err == nil && acc.KeepsNote(n.Root, n.Path, n.Title) {
+		return nil, acc.NotFound(noSuchNote)
 	}
 	if err != nil {
 		return nil, err
@@ -367,21 +375,21 @@ func (s *Service) NoteRead(ctx context.Context, a *generated.NoteReadArgs) (*gen
 		res.Withheld = n.Withheld
 		return res, nil
 	}
-	p, err := textPage(n.Text, "note", a.Offset, a.MaxLength, n.Truncated)
+	p, err := kit.TextPage(n.Text, "note", a.Offset, a.MaxLength, n.Truncated)
 	if err != nil {
 		return nil, err
 	}
-	res.Text, res.NextOffset, res.Length, res.Truncated = p.text, p.next, p.length, p.truncated
+	res.Text, res.NextOffset, res.Length, res.Truncated = p.Text, p.Next, p.Length, p.Truncated
 	return res, nil
 }
 
 // NoteAdd implements note_add: a new file, never one replaced, confined to the notes folder.
-func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*generated.NoteAdded, error) {
+func (s *Notes) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*generated.NoteAdded, error) {
 	title, err := noteTitle(a.Title)
 	if err != nil {
 		return nil, err
 	}
-	text := deref(a.Text)
+	text := kit.Deref(a.Text)
 	if strings.ContainsRune(text, 0) {
 		return nil, errors.New("the text holds a NUL character, which a Markdown file cannot; remove it")
 	}
@@ -389,7 +397,7 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -398,20 +406,20 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 		return nil, err
 	}
 	f := ns.folders[0]
-	if nf := deref(a.NotesFolder); nf != "" {
+	if nf := kit.Deref(a.NotesFolder); nf != "" {
 		if f, err = ns.folderByName(nf, "notes_folder"); err != nil {
 			return nil, err
 		}
 	}
-	dir, err := noteSubdir(ctx, ns, f, deref(a.Folder), acc)
+	dir, err := noteSubdir(ctx, ns, f, kit.Deref(a.Folder), acc)
 	if err != nil {
 		return nil, err
 	}
-	rel := joinRel(dir, stem+".md")
-	if bad := notes.CheckName(f, rel); bad != "" {
+	rel := kit.JoinRel(dir, stem+".md")
+	if bad := srcnotes.CheckName(f, rel); bad != "" {
 		return nil, fmt.Errorf("the title %q cannot name a note's file: %s; give another title", title, strings.TrimSuffix(bad, "; rename it to read it here"))
 	}
-	if err := acc.refuseNoteWrite(f.Root, dir); err != nil {
+	if err := acc.RefuseNoteWrite(f.Root, dir); err != nil {
 		return nil, err
 	}
 	body := "# " + title + "\n"
@@ -430,10 +438,10 @@ func (s *Service) NoteAdd(ctx context.Context, a *generated.NoteAddArgs) (*gener
 		os.Remove(final)
 		return nil, fmt.Errorf("writing %s failed (%v), so it was removed; check the free space and try again", final, werr)
 	}
-	finalRel := joinRel(dir, filepath.Base(final))
+	finalRel := kit.JoinRel(dir, filepath.Base(final))
 	// Indexed now, so that notes_find finds it at once; the next call would index it anyway.
 	notesRefresh.Lock()
-	notes.Refresh(ctx, ns.st, ns.folders)
+	srcnotes.Refresh(ctx, ns.st, ns.folders)
 	notesRefresh.Unlock()
 	return &generated.NoteAdded{Path: f.ID(finalRel), Title: title, File: final, Bytes: len(body)}, nil
 }
@@ -490,7 +498,7 @@ func noteStem(title string) (string, error) {
 		}
 		stem = strings.TrimRight(stem[:cut], " -_")
 	}
-	if deviceNames[strings.ToUpper(stem)] {
+	if kit.DeviceNames[strings.ToUpper(stem)] {
 		stem = "_" + stem
 	}
 	return stem, nil
@@ -500,7 +508,7 @@ func noteStem(title string) (string, error) {
 // between its names ("" for f itself): no climb, absolute path, drive or device name, control
 // character, hidden folder or link on the way (pathsafe.Join), and it must exist. A missing
 // one is an error naming the nearest folders that hold notes this call may see.
-func noteSubdir(ctx context.Context, ns *noteSet, f notes.Folder, dir string, acc *access) (string, error) {
+func noteSubdir(ctx context.Context, ns *noteSet, f srcnotes.Folder, dir string, acc *kit.Access) (string, error) {
 	if dir == "" {
 		return "", nil
 	}
@@ -523,7 +531,7 @@ func noteSubdir(ctx context.Context, ns *noteSet, f notes.Folder, dir string, ac
 			return "", herr
 		}
 		var names []string
-		for d := range visibleDirs(&noteSet{folders: []notes.Folder{f}}, heads, acc) {
+		for d := range visibleDirs(&noteSet{folders: []srcnotes.Folder{f}}, heads, acc) {
 			if _, sub, ok := strings.Cut(d, "/"); ok {
 				names = append(names, sub)
 			}

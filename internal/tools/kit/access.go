@@ -1,4 +1,4 @@
-package tools
+package kit
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"sync"
 
 	"github.com/postern-mcp/postern/internal/authres"
-	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/view"
 )
 
 // Per-project access (issue 17, docs/projects.md): every tool asks access what the person's
@@ -23,8 +23,8 @@ import (
 // project. What the person runs (the command line, rules applied at sync) is not filtered.
 
 // access is what the person's projects let one call see and write.
-type access struct {
-	s   *Service
+type Access struct {
+	k   *Kit
 	set *projects.Set
 
 	mailOnce sync.Once
@@ -41,48 +41,39 @@ type access struct {
 // openHint is what a refusal adds while projects keep anything: what the person can do.
 const openHint = "; if it belongs to a project the person has not opened to agents, the person can open it (postern project open ID)"
 
-// projectsWatcher returns the watcher of the projects file beside the configuration.
-func (s *Service) projectsWatcher() *projects.Watcher {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.projects == nil {
-		s.projects = projects.NewWatcher(projects.Path(s.Config.Path()))
-	}
-	return s.projects
-}
-
-// access reads the projects file as it is now. An unreadable file is an error: nothing
-// is shown until the person fixes it.
-func (s *Service) access(ctx context.Context) (*access, error) {
-	if dispatch.InfoFrom(ctx).Era == dispatch.EraCLI {
-		// The person at the terminal (postern call, postern undo, rules at sync): projects
-		// are about agents, and the person sees everything.
-		return &access{s: s, set: &projects.Set{}}, nil
-	}
-	set, err := s.projectsWatcher().Get()
+// Access reads the projects file as it is now, through the call's view. An unreadable
+// file is an error: nothing is shown until the person fixes it. The person at the terminal
+// (postern call, postern undo, rules at sync) gets the empty set: projects are about
+// agents, and the person sees everything.
+func (k *Kit) Access(ctx context.Context) (*Access, error) {
+	v, err := view.From(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &access{s: s, set: set}, nil
+	set, err := v.Projects()
+	if err != nil {
+		return nil, err
+	}
+	return &Access{k: k, set: set}, nil
 }
 
 // active reports whether anything may be kept.
-func (a *access) active() bool { return a != nil && a.set.Active() }
+func (a *Access) Active() bool { return a != nil && a.set.Active() }
 
 // notFound is the sentence for a thing that is not there to this agent, kept or missing alike.
-func (a *access) notFound(sentence string) error {
-	if a.active() {
+func (a *Access) NotFound(sentence string) error {
+	if a.Active() {
 		return errors.New(sentence + openHint)
 	}
 	return errors.New(sentence)
 }
 
 // mail returns what mail queries leave out (nil when nothing), computed once per call.
-func (a *access) mail(ctx context.Context, st *store.Store) (*store.Hide, error) {
-	if !a.active() {
+func (a *Access) Mail(ctx context.Context, st *store.Store) (*store.Hide, error) {
+	if !a.Active() {
 		return nil, nil
 	}
-	a.mailOnce.Do(func() { a.cache, a.mailErr = a.s.mailFor(ctx, a, st) })
+	a.mailOnce.Do(func() { a.cache, a.mailErr = a.k.mailFor(ctx, a, st) })
 	if a.mailErr != nil {
 		return nil, a.mailErr
 	}
@@ -100,16 +91,16 @@ type mailCache struct {
 	hide     *store.Hide
 	threads  map[int64]bool
 	of       map[int64][]int
-	counts   map[string]int // left out, by accounts and folder (guarded by Service.mailMu)
+	counts   map[string]int // left out, by accounts and folder (guarded by Kit.mailMu)
 }
 
 // mailFor returns the cached computation for a, or works it out anew.
-func (s *Service) mailFor(ctx context.Context, a *access, st *store.Store) (*mailCache, error) {
+func (s *Kit) mailFor(ctx context.Context, a *Access, st *store.Store) (*mailCache, error) {
 	version, err := st.DataVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
-	names, err := s.visibleNames()
+	names, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +122,8 @@ func (s *Service) mailFor(ctx context.Context, a *access, st *store.Store) (*mai
 	return c, nil
 }
 
-func (a *access) computeMail(ctx context.Context, st *store.Store) (*store.Hide, map[int64]bool, map[int64][]int, error) {
-	accts, err := a.s.visible()
+func (a *Access) computeMail(ctx context.Context, st *store.Store) (*store.Hide, map[int64]bool, map[int64][]int, error) {
+	accts, err := a.k.Visible(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -164,7 +155,7 @@ func (a *access) computeMail(ctx context.Context, st *store.Store) (*store.Hide,
 	}
 	of := map[int64][]int{}
 	for i := range a.set.Projects {
-		threads, err := st.RouteThreads(ctx, mailRoute(&a.set.Projects[i], names), names)
+		threads, err := st.RouteThreads(ctx, MailRoute(&a.set.Projects[i], names), names)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -190,9 +181,9 @@ func (a *access) computeMail(ctx context.Context, st *store.Store) (*store.Hide,
 	return h, set, of, nil
 }
 
-// mailRoute is a project's mail routes; a folder route starting with an account's name and
+// MailRoute is a project's mail routes; a folder route starting with an account's name and
 // a slash names that account's folder.
-func mailRoute(p *projects.Project, accounts []string) *store.MailRoute {
+func MailRoute(p *projects.Project, accounts []string) *store.MailRoute {
 	r := &store.MailRoute{Senders: p.Senders, Domains: p.Domains, Subjects: p.Subjects}
 	for _, f := range p.Folders {
 		fr := store.FolderRoute{Folder: f}
@@ -219,8 +210,8 @@ func contains(list []string, s string) bool {
 }
 
 // keepsThread reports whether the thread is kept from agents.
-func (a *access) keepsThread(ctx context.Context, st *store.Store, thread int64) (bool, error) {
-	h, err := a.mail(ctx, st)
+func (a *Access) KeepsThread(ctx context.Context, st *store.Store, thread int64) (bool, error) {
+	h, err := a.Mail(ctx, st)
 	if err != nil || h == nil {
 		return false, err
 	}
@@ -229,8 +220,8 @@ func (a *access) keepsThread(ctx context.Context, st *store.Store, thread int64)
 
 // leftOut counts the kept messages of a scope (accounts, a folder or "") — never of a query's
 // words, so that the count cannot tell whether a kept message holds a word.
-func (a *access) leftOut(ctx context.Context, st *store.Store, accounts []string, folder string) (int, error) {
-	h, err := a.mail(ctx, st)
+func (a *Access) LeftOut(ctx context.Context, st *store.Store, accounts []string, folder string) (int, error) {
+	h, err := a.Mail(ctx, st)
 	if err != nil || h == nil {
 		return 0, err
 	}
@@ -238,9 +229,9 @@ func (a *access) leftOut(ctx context.Context, st *store.Store, accounts []string
 	if accounts == nil {
 		key = "\x02" + folder // nil is every account; an empty list is none
 	}
-	a.s.mailMu.Lock()
+	a.k.mailMu.Lock()
 	n, ok := a.cache.counts[key]
-	a.s.mailMu.Unlock()
+	a.k.mailMu.Unlock()
 	if ok {
 		return n, nil
 	}
@@ -249,24 +240,24 @@ func (a *access) leftOut(ctx context.Context, st *store.Store, accounts []string
 	if err != nil {
 		return 0, err
 	}
-	a.s.mailMu.Lock()
+	a.k.mailMu.Lock()
 	a.cache.counts[key] = n
-	a.s.mailMu.Unlock()
+	a.k.mailMu.Unlock()
 	return n, nil
 }
 
 // keeps reports whether an event, task, contact or note is kept from agents.
-func (a *access) keeps(t projects.Thing) bool { return a.active() && a.set.Keeps(t) }
+func (a *Access) Keeps(t projects.Thing) bool { return a.Active() && a.set.Keeps(t) }
 
 // keepsCollection reports whether a calendar, task list or address book is kept as a whole.
-func (a *access) keepsCollection(kind projects.Kind, c *store.Collection) bool {
-	return a.active() && a.set.KeepsCollection(kind, c.Account, c.Name, c.URL)
+func (a *Access) KeepsCollection(kind projects.Kind, c *store.Collection) bool {
+	return a.Active() && a.set.KeepsCollection(kind, c.Account, c.Name, c.URL)
 }
 
 // refuseWrite is the refusal of a write that would put something where agents may not
 // write: into a closed project, or outside projects while those are closed. nil: allowed.
-func (a *access) refuseWrite(what string, t projects.Thing) error {
-	if !a.keeps(t) {
+func (a *Access) RefuseWrite(what string, t projects.Thing) error {
+	if !a.Keeps(t) {
 		return nil
 	}
 	if len(a.set.Of(t)) == 0 {
@@ -276,12 +267,12 @@ func (a *access) refuseWrite(what string, t projects.Thing) error {
 }
 
 // keepsNote reports whether a note (root: its notes folder; rel: its path inside) is kept.
-func (a *access) keepsNote(root, rel, title string) bool {
-	if !a.active() {
+func (a *Access) KeepsNote(root, rel, title string) bool {
+	if !a.Active() {
 		return false
 	}
 	a.notesOnce.Do(func() {
-		if cfg, err := a.s.Config.Get(); err == nil {
+		if cfg, err := a.k.Config.Get(); err == nil {
 			roots, _ := cfg.NotesFolders()
 			a.noteFolders = notes.Folders(roots)
 		}
@@ -292,28 +283,28 @@ func (a *access) keepsNote(root, rel, title string) bool {
 			id = f.ID(rel)
 		}
 	}
-	return a.keeps(projects.Thing{Kind: projects.Note, Collection: root, Path: rel, ID: id})
+	return a.Keeps(projects.Thing{Kind: projects.Note, Collection: root, Path: rel, ID: id})
 }
 
 // refuseNoteWrite refuses a new note in relFolder of root when it would land in a closed
 // project (or outside projects while those are closed).
-func (a *access) refuseNoteWrite(root, relFolder string) error {
+func (a *Access) RefuseNoteWrite(root, relFolder string) error {
 	p := strings.Trim(relFolder, "/")
 	if p != "" {
 		p += "/"
 	}
-	return a.refuseWrite("a note", projects.Thing{Kind: projects.Note, Collection: root, Path: p + "new note"})
+	return a.RefuseWrite("a note", projects.Thing{Kind: projects.Note, Collection: root, Path: p + "new note"})
 }
 
 // refuseMail refuses a draft or a message to send that would write into a closed project:
 // one answering or forwarding a message of thread (0 for a new message) keeps to that
 // thread's projects, and one to a project's client (an address of its senders or domains)
 // belongs to that project too. nil: allowed.
-func (a *access) refuseMail(ctx context.Context, st *store.Store, thread int64, recipients []string) error {
-	if !a.active() {
+func (a *Access) RefuseMail(ctx context.Context, st *store.Store, thread int64, recipients []string) error {
+	if !a.Active() {
 		return nil
 	}
-	if _, err := a.mail(ctx, st); err != nil {
+	if _, err := a.Mail(ctx, st); err != nil {
 		return err
 	}
 	var of []int
@@ -336,8 +327,8 @@ func (a *access) refuseMail(ctx context.Context, st *store.Store, thread int64, 
 // the message is still stored (in Trash, say), else by the project routes its saved
 // envelope meets. Its sender cannot be authenticated any more, so a sender route counts
 // without that: a backup is the person's, and hiding one too many is the safe side.
-func (a *access) keepsBackup(ctx context.Context, st *store.Store, b *store.Backup) (bool, error) {
-	h, err := a.mail(ctx, st)
+func (a *Access) KeepsBackup(ctx context.Context, st *store.Store, b *store.Backup) (bool, error) {
+	h, err := a.Mail(ctx, st)
 	if err != nil || h == nil {
 		return false, err
 	}
@@ -376,12 +367,12 @@ func (a *access) keepsBackup(ctx context.Context, st *store.Store, b *store.Back
 }
 
 // refuseKeptItems refuses to act again on an action's messages when some are now kept.
-func (s *Service) refuseKeptItems(ctx context.Context, st *store.Store, items []store.ActionItem) error {
-	acc, err := s.access(ctx)
-	if err != nil || !acc.active() {
+func (s *Kit) RefuseKeptItems(ctx context.Context, st *store.Store, items []store.ActionItem) error {
+	acc, err := s.Access(ctx)
+	if err != nil || !acc.Active() {
 		return err
 	}
-	h, err := acc.mail(ctx, st)
+	h, err := acc.Mail(ctx, st)
 	if err != nil || h == nil {
 		return err
 	}
@@ -404,8 +395,8 @@ func (s *Service) refuseKeptItems(ctx context.Context, st *store.Store, items []
 // keepsFolder reports whether a mail folder is a route of a project not open to agents: its
 // name belongs to that project, and it is left out of folder lists (its messages are counted
 // with the others kept).
-func (a *access) keepsFolder(account, name string) bool {
-	if !a.active() {
+func (a *Access) KeepsFolder(account, name string) bool {
+	if !a.Active() {
 		return false
 	}
 	var of []int

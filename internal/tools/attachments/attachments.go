@@ -1,4 +1,6 @@
-package tools
+// Package attachments serves the tools of catalog/mail_attachments.yaml: an attachment's
+// text (mail_attachment_text) and saving one to the save folder (mail_attachment_save).
+package attachments
 
 import (
 	"bytes"
@@ -24,9 +26,19 @@ import (
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // What the attachment tools read of one attachment.
+// Attachments implements generated.MailAttachmentsHandlers.
+type Attachments struct {
+	*kit.Kit
+	// FindMessage finds a message the call may see by its id (the mail domain's), with the store.
+	FindMessage func(ctx context.Context, id string) (*store.Store, *store.Row, error)
+}
+
+var _ generated.MailAttachmentsHandlers = (*Attachments)(nil)
+
 const (
 	// maxSaveBytes is the largest attachment mail_attachment_save writes (a Maildir file is
 	// read up to 64 MiB anyway).
@@ -48,8 +60,8 @@ type found struct {
 }
 
 // findAttachment looks up attachment n (from 1) of message id in the store.
-func (s *Service) findAttachment(ctx context.Context, id string, n int) (*found, error) {
-	st, r, err := s.message(ctx, id)
+func (s *Attachments) findAttachment(ctx context.Context, id string, n int) (*found, error) {
+	st, r, err := s.FindMessage(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -73,8 +85,8 @@ func noAttachment(n, count int) string {
 
 // content reads attachment n of the message back from its account (the store keeps no
 // attachment content) and checks that the message there is the one the store lists.
-func (s *Service) content(ctx context.Context, f *found, n int, limit int64) (*mailparse.Part, error) {
-	accts, err := s.visible()
+func (s *Attachments) content(ctx context.Context, f *found, n int, limit int64) (*mailparse.Part, error) {
+	accts, err := s.Visible(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +134,7 @@ func (s *Service) content(ctx context.Context, f *found, n int, limit int64) (*m
 // MailAttachmentText implements mail_attachment_text: a page of the text of a text-like
 // attachment, masked as a body is when it is stored (mask.BodyOf, with the message's subject),
 // then framed and masked again at the answer boundary (its format is body).
-func (s *Service) MailAttachmentText(ctx context.Context, a *generated.MailAttachmentTextArgs) (*generated.AttachmentText, error) {
+func (s *Attachments) MailAttachmentText(ctx context.Context, a *generated.MailAttachmentTextArgs) (*generated.AttachmentText, error) {
 	f, err := s.findAttachment(ctx, a.ID, a.N)
 	if err != nil {
 		return nil, err
@@ -153,11 +165,11 @@ func (s *Service) MailAttachmentText(ctx context.Context, a *generated.MailAttac
 		return res, nil
 	}
 	text = mask.BodyOf(text, v)
-	p, err := textPage(text, "attachment", a.Offset, a.MaxLength, cut)
+	p, err := kit.TextPage(text, "attachment", a.Offset, a.MaxLength, cut)
 	if err != nil {
 		return nil, err
 	}
-	res.Text, res.NextOffset, res.Length, res.Truncated = p.text, p.next, p.length, p.truncated
+	res.Text, res.NextOffset, res.Length, res.Truncated = p.Text, p.Next, p.Length, p.Truncated
 	return res, nil
 }
 
@@ -176,7 +188,7 @@ func textUnavailable(ctype string) string {
 // MailAttachmentSave implements mail_attachment_save: attachment n written, with a cleaned
 // name, into the save folder (or dir below it) through pathsafe, which never follows a link
 // (not even one swapped in during the save) and never overwrites a file.
-func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttachmentSaveArgs) (*generated.SavedAttachment, error) {
+func (s *Attachments) MailAttachmentSave(ctx context.Context, a *generated.MailAttachmentSaveArgs) (*generated.SavedAttachment, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return nil, err
@@ -185,7 +197,7 @@ func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttac
 	if err != nil {
 		return nil, err
 	}
-	dir, err := saveSubdir(root, deref(a.Dir))
+	dir, err := saveSubdir(root, kit.Deref(a.Dir))
 	if err != nil {
 		return nil, err
 	}
@@ -219,15 +231,15 @@ func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttac
 		limit -= len(dir) + 1
 	}
 	name := cleanFileName(part.Name, part.ContentType, a.N, limit)
-	if _, err := pathsafe.Join(root, joinRel(dir, name)); err != nil {
+	if _, err := pathsafe.Join(root, kit.JoinRel(dir, name)); err != nil {
 		// Should pathsafe still refuse the cleaned name, it takes the plain one.
 		if plain := fallbackName(part.ContentType, a.N); plain != name {
-			if _, err := pathsafe.Join(root, joinRel(dir, plain)); err == nil {
+			if _, err := pathsafe.Join(root, kit.JoinRel(dir, plain)); err == nil {
 				name = plain
 			}
 		}
 	}
-	file, final, err := pathsafe.Create(root, joinRel(dir, name))
+	file, final, err := pathsafe.Create(root, kit.JoinRel(dir, name))
 	if err != nil {
 		return nil, fmt.Errorf("cannot save the attachment: %s", strings.TrimPrefix(err.Error(), "pathsafe: "))
 	}
@@ -239,18 +251,11 @@ func (s *Service) MailAttachmentSave(ctx context.Context, a *generated.MailAttac
 		os.Remove(final)
 		return nil, fmt.Errorf("writing %s failed (%v), so it was removed; check the free space and try again", final, werr)
 	}
-	res.Path, res.Bytes = final, ptr(len(part.Data))
+	res.Path, res.Bytes = final, kit.Ptr(len(part.Data))
 	if filepath.Base(final) != part.Name {
 		res.NameSent = part.Name
 	}
 	return res, nil
-}
-
-func joinRel(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // saveSubdir checks dir, a folder below root that the agent named, and returns it with "/"
@@ -322,7 +327,7 @@ func cleanFileName(sent, ctype string, n, limit int) string {
 		name += ".eml"
 	}
 	stem, _, _ := strings.Cut(name, ".")
-	if deviceNames[strings.ToUpper(strings.TrimRight(stem, " "))] {
+	if kit.DeviceNames[strings.ToUpper(strings.TrimRight(stem, " "))] {
 		name = "_" + name
 	}
 	if len(name) > limit {
@@ -347,16 +352,6 @@ func cleanFileName(sent, ctype string, n, limit int) string {
 // reservedChars are the characters a file name may not hold on some system postern's files
 // may be copied to.
 const reservedChars = `/\:*?"<>|`
-
-// deviceNames are the names Windows keeps for devices, whatever their extension (pathsafe
-// refuses them; cleanFileName puts a "_" before them).
-var deviceNames = func() map[string]bool {
-	m := map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true, "CONIN$": true, "CONOUT$": true, "CLOCK$": true}
-	for _, d := range []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³"} {
-		m["COM"+d], m["LPT"+d] = true, true
-	}
-	return m
-}()
 
 // fallbackName is the name of an attachment whose own is empty or unusable.
 func fallbackName(ctype string, n int) string {

@@ -1,4 +1,8 @@
-package tools
+// Package calendars serves the tools of catalog/calendar.yaml: the calendars, task lists
+// and address books synced into the store, read (calendar_list, agenda, calendar_event,
+// calendar_freebusy, task_list, task_get, contacts_search, contact_get, now); the writing
+// and invitation domains use what it exports.
+package calendars
 
 import (
 	"context"
@@ -17,6 +21,7 @@ import (
 	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 // Calendars, tasks and contacts are read from the store's collections of the
@@ -25,10 +30,15 @@ import (
 // zone. Every string a stranger wrote leaves through the answer boundary as
 // the catalog's formats say (line, or body for descriptions and notes).
 //
-// The person's projects (access.go) are asked about every event, task and
+// The person's projects (kit.Access) are asked about every event, task and
 // contact: lists leave the kept ones out and count them over their whole range
 // or collections, whatever else was asked; a kept collection is not listed and
 // cannot be named; a kept thing asked for by id gets the missing one's answer.
+
+// Calendars implements generated.CalendarHandlers.
+type Calendars struct{ *kit.Kit }
+
+var _ generated.CalendarHandlers = (*Calendars)(nil)
 
 const (
 	// maxRange is the longest range agenda and calendar_freebusy cover.
@@ -43,19 +53,19 @@ const (
 	maxAttendees = 200
 	// rowTime is how a time is written: in its zone, the zone's name after it.
 	rowTime = "2006-01-02 15:04"
-	rowDay  = "2006-01-02"
+	RowDay  = "2006-01-02"
 )
 
-// calView is what rendering an event row needs.
-type calView struct {
-	person *time.Location
-	own    map[string]bool // the person's addresses, lower case
-	multi  bool            // several accounts are visible: rows name theirs
-	now    time.Time
+// View is what rendering an event row needs.
+type View struct {
+	Person *time.Location
+	Own    map[string]bool // the person's addresses, lower case
+	Multi  bool            // several accounts are visible: rows name theirs
+	Now    time.Time
 }
 
 // personZone is the person's zone: the configuration's time_zone, else the machine's.
-func (s *Service) personZone() *time.Location {
+func (s *Calendars) PersonZone() *time.Location {
 	name := ""
 	if cfg, err := s.Config.Get(); err == nil {
 		name = cfg.TimeZone
@@ -70,34 +80,34 @@ func (s *Service) personZone() *time.Location {
 // calendarView collects the zone, the person's addresses (of every
 // configured account: which attendee is the person says nothing of an
 // account) and whether rows name their account.
-func (s *Service) calendarView() calView {
-	v := calView{person: s.personZone(), own: map[string]bool{}, now: time.Now()}
+func (s *Calendars) CalendarView(ctx context.Context) View {
+	v := View{Person: s.PersonZone(), Own: map[string]bool{}, Now: time.Now()}
 	if cfg, err := s.Config.Get(); err == nil {
 		for _, a := range cfg.Accounts {
 			for _, x := range append([]string{a.From(), a.User}, a.Aliases...) {
 				if strings.Contains(x, "@") {
-					v.own[strings.ToLower(strings.TrimSpace(x))] = true
+					v.Own[strings.ToLower(strings.TrimSpace(x))] = true
 				}
 			}
 		}
 	}
-	if names, err := s.visibleNames(); err == nil {
-		v.multi = len(names) > 1
+	if names, err := s.VisibleNames(ctx); err == nil {
+		v.Multi = len(names) > 1
 	}
 	return v
 }
 
 // collections returns the visible accounts' collections whose kind is one of
 // kinds; none (not an error) when no account is visible.
-func (s *Service) collections(ctx context.Context, kinds ...string) (*store.Store, []*store.Collection, error) {
-	names, err := s.visibleNames()
+func (s *Calendars) Collections(ctx context.Context, kinds ...string) (*store.Store, []*store.Collection, error) {
+	names, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(names) == 0 {
 		return nil, nil, nil
 	}
-	st, err := s.store()
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,7 +130,7 @@ func (s *Service) collections(ctx context.Context, kinds ...string) (*store.Stor
 // pickCollection narrows cs to the one called name (exactly, else without
 // regard to case), as it is shown (store.NameForms); an error naming the
 // collections there are when none is.
-func pickCollection(cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
+func PickCollection(cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
 	if name == nil || *name == "" {
 		return cs, nil
 	}
@@ -146,13 +156,13 @@ func pickCollection(cs []*store.Collection, name *string, what, lister string) (
 	if len(names) == 0 {
 		return nil, fmt.Errorf("there is no %s here; %s lists them", what, lister)
 	}
-	if len(names) > maxListed {
-		names = append(names[:maxListed], "…")
+	if len(names) > kit.MaxListed {
+		names = append(names[:kit.MaxListed], "…")
 	}
 	return nil, fmt.Errorf("there is no %s of that name here; the %ss: %s (%s lists them)", what, what, strings.Join(names, ", "), lister)
 }
 
-func ids(cs []*store.Collection) []int64 {
+func IDs(cs []*store.Collection) []int64 {
 	out := make([]int64, len(cs))
 	for i, c := range cs {
 		out[i] = c.ID
@@ -160,7 +170,7 @@ func ids(cs []*store.Collection) []int64 {
 	return out
 }
 
-func byID(cs []*store.Collection) map[int64]*store.Collection {
+func ByID(cs []*store.Collection) map[int64]*store.Collection {
 	m := make(map[int64]*store.Collection, len(cs))
 	for _, c := range cs {
 		m[c.ID] = c
@@ -170,9 +180,9 @@ func byID(cs []*store.Collection) map[int64]*store.Collection {
 
 // parseWhen reads a time an agent gives: a date (midnight in loc, or the
 // next midnight when end), a date and time in loc, or RFC 3339.
-func parseWhen(arg, s string, loc *time.Location, end bool) (time.Time, error) {
+func ParseWhen(arg, s string, loc *time.Location, end bool) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	if t, err := time.ParseInLocation(rowDay, s, loc); err == nil {
+	if t, err := time.ParseInLocation(RowDay, s, loc); err == nil {
 		if end {
 			t = time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, loc)
 		}
@@ -194,14 +204,14 @@ func timeRange(from, to *string, loc *time.Location, now time.Time) (time.Time, 
 	f := now
 	if from != nil && *from != "" {
 		var err error
-		if f, err = parseWhen("from", *from, loc, false); err != nil {
+		if f, err = ParseWhen("from", *from, loc, false); err != nil {
 			return f, f, err
 		}
 	}
 	t := f.Add(defaultRange)
 	if to != nil && *to != "" {
 		var err error
-		if t, err = parseWhen("to", *to, loc, true); err != nil {
+		if t, err = ParseWhen("to", *to, loc, true); err != nil {
 			return f, t, err
 		}
 	}
@@ -214,7 +224,7 @@ func timeRange(from, to *string, loc *time.Location, now time.Time) (time.Time, 
 	return f, t, nil
 }
 
-func showTime(t time.Time, loc *time.Location) string {
+func ShowTime(t time.Time, loc *time.Location) string {
 	return t.In(loc).Format(rowTime) + " " + calendar.ZoneName(loc, t)
 }
 
@@ -228,13 +238,13 @@ func eventID(o *store.Object, e calendar.Event) string {
 	return id
 }
 
-func parseEventID(s string) (int64, string, bool) {
+func ParseEventID(s string) (int64, string, bool) {
 	s, key, _ := strings.Cut(s, "-")
-	n, ok := parseObjectID(s, 'e')
+	n, ok := ParseObjectID(s, 'e')
 	return n, strings.ToUpper(key), ok
 }
 
-func parseObjectID(s string, prefix byte) (int64, bool) {
+func ParseObjectID(s string, prefix byte) (int64, bool) {
 	if len(s) < 2 || s[0] != prefix {
 		return 0, false
 	}
@@ -242,45 +252,45 @@ func parseObjectID(s string, prefix byte) (int64, bool) {
 	return n, err == nil && n > 0
 }
 
-var answers = map[string]string{"ACCEPTED": "accepted", "DECLINED": "declined", "TENTATIVE": "tentative", "NEEDS-ACTION": "needs-action", "DELEGATED": "delegated", "": "needs-action"}
+var Answers = map[string]string{"ACCEPTED": "accepted", "DECLINED": "declined", "TENTATIVE": "tentative", "NEEDS-ACTION": "needs-action", "DELEGATED": "delegated", "": "needs-action"}
 
-// row renders one event instance.
-func (v calView) row(o *store.Object, c *store.Collection, e calendar.Event) generated.EventRow {
+// Row renders one event instance.
+func (v View) Row(o *store.Object, c *store.Collection, e calendar.Event) generated.EventRow {
 	r := generated.EventRow{
 		ID: eventID(o, e), Summary: calendar.Text(e.Comp, ical.PropSummary), Calendar: c.Name,
 		Location: calendar.Text(e.Comp, ical.PropLocation),
 	}
-	if v.multi {
+	if v.Multi {
 		r.Account = c.Account
 	}
 	if e.AllDay {
-		r.Start, r.End = e.FirstDay.Format(rowDay), e.LastDay.Format(rowDay)
-		r.AllDay = ptr(true)
+		r.Start, r.End = e.FirstDay.Format(RowDay), e.LastDay.Format(RowDay)
+		r.AllDay = kit.Ptr(true)
 	} else {
-		r.Start, r.End = showTime(e.Start, v.person), showTime(e.End, v.person)
+		r.Start, r.End = ShowTime(e.Start, v.Person), ShowTime(e.End, v.Person)
 		if e.Floating {
-			r.Floating = ptr(true)
+			r.Floating = kit.Ptr(true)
 		} else {
-			r.EventStart, r.EventEnd = showTime(e.Start, e.Zone), showTime(e.End, e.Zone)
+			r.EventStart, r.EventEnd = ShowTime(e.Start, e.Zone), ShowTime(e.End, e.Zone)
 			if name := e.Zone.String(); calendar.ZoneName(e.Zone, e.Start) != name {
 				r.EventZone = strings.TrimPrefix(name, "vtimezone:")
 			}
 		}
 	}
 	if e.Recurring {
-		r.Recurring = ptr(true)
+		r.Recurring = kit.Ptr(true)
 	}
 	if calendar.Status(e.Comp) == "TENTATIVE" {
 		r.Status = "tentative"
 	}
 	if calendar.Transparent(e.Comp) {
-		r.Free = ptr(true)
+		r.Free = kit.Ptr(true)
 	}
 	if as := calendar.Attendees(e.Comp); len(as) > 0 {
-		r.Attendees = ptr(len(as))
+		r.Attendees = kit.Ptr(len(as))
 		for _, a := range as {
-			if v.own[strings.ToLower(a.Email)] {
-				r.MyAnswer = answers[a.PartStat]
+			if v.Own[strings.ToLower(a.Email)] {
+				r.MyAnswer = Answers[a.PartStat]
 				break
 			}
 		}
@@ -288,8 +298,8 @@ func (v calView) row(o *store.Object, c *store.Collection, e calendar.Event) gen
 	return r
 }
 
-// instance is an event instance with the object and collection it comes from.
-type instance struct {
+// Instance is an event instance with the object and collection it comes from.
+type Instance struct {
 	o *store.Object
 	c *store.Collection
 	e calendar.Event
@@ -297,18 +307,18 @@ type instance struct {
 
 // instances expands the events of cs overlapping [from, to), by start, and counts the
 // instances of those acc keeps (which are neither returned nor named in the problems).
-func (s *Service) instances(ctx context.Context, acc *access, st *store.Store, cs []*store.Collection, from, to time.Time, loc *time.Location) ([]instance, int, []string, error) {
+func (s *Calendars) instances(ctx context.Context, acc *kit.Access, st *store.Store, cs []*store.Collection, from, to time.Time, loc *time.Location) ([]Instance, int, []string, error) {
 	if len(cs) == 0 {
 		return nil, 0, nil, nil
 	}
 	// The store's columns are the source's reading; a day's margin keeps an
 	// all-day event whose dates it read in another zone.
-	objs, err := st.Objects(ctx, ids(cs), store.ObjectEvent, from.Add(-26*time.Hour), to.Add(26*time.Hour))
+	objs, err := st.Objects(ctx, IDs(cs), store.ObjectEvent, from.Add(-26*time.Hour), to.Add(26*time.Hour))
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	coll := byID(cs)
-	var out []instance
+	coll := ByID(cs)
+	var out []Instance
 	kept := 0
 	var problems []string
 	seen := map[string]bool{}
@@ -320,7 +330,7 @@ func (s *Service) instances(ctx context.Context, acc *access, st *store.Store, c
 	}
 	for _, o := range objs {
 		c := coll[o.CollectionID]
-		if acc.keepsObject(projects.Event, o, c) {
+		if KeepsObject(acc, projects.Event, o, c) {
 			if cal, err := calendar.Parse(o.Data, loc); err == nil {
 				kept += len(cal.Between(from, to))
 			}
@@ -332,7 +342,7 @@ func (s *Service) instances(ctx context.Context, acc *access, st *store.Store, c
 			continue
 		}
 		for _, e := range cal.Between(from, to) {
-			out = append(out, instance{o, c, e})
+			out = append(out, Instance{o, c, e})
 		}
 		for _, p := range cal.Problems {
 			problem(o.Summary + ": " + p)
@@ -352,7 +362,7 @@ func (s *Service) instances(ctx context.Context, acc *access, st *store.Store, c
 }
 
 // collKind is what a collection's objects are matched as: events, tasks or contacts.
-func collKind(c *store.Collection) projects.Kind {
+func CollKind(c *store.Collection) projects.Kind {
 	switch c.Kind {
 	case store.KindTasks:
 		return projects.Task
@@ -364,22 +374,22 @@ func collKind(c *store.Collection) projects.Kind {
 
 // keepsObject reports whether the event or task o of c is kept (kind: projects.Event or
 // projects.Task). Each object is asked on its own: a tie can keep one of an open calendar.
-func (a *access) keepsObject(kind projects.Kind, o *store.Object, c *store.Collection) bool {
-	if !a.active() {
+func KeepsObject(a *kit.Access, kind projects.Kind, o *store.Object, c *store.Collection) bool {
+	if !a.Active() {
 		return false
 	}
-	return a.keeps(projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL, UID: o.UID})
+	return a.Keeps(projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL, UID: o.UID})
 }
 
 // shown is cs without the collections kept as a whole, as what they hold or as kind
 // (what the tool asks of them): those an agent may name.
-func (a *access) shown(kind projects.Kind, cs []*store.Collection) []*store.Collection {
-	if !a.active() {
+func shownCollections(a *kit.Access, kind projects.Kind, cs []*store.Collection) []*store.Collection {
+	if !a.Active() {
 		return cs
 	}
 	out := make([]*store.Collection, 0, len(cs))
 	for _, c := range cs {
-		if !a.keepsCollection(collKind(c), c) && !a.keepsCollection(kind, c) {
+		if !a.KeepsCollection(CollKind(c), c) && !a.KeepsCollection(kind, c) {
 			out = append(out, c)
 		}
 	}
@@ -389,137 +399,137 @@ func (a *access) shown(kind projects.Kind, cs []*store.Collection) []*store.Coll
 // pick is pickCollection over the collections an agent may name; a kept one is as
 // unknown as a missing one, and the names listed are only the shown ones. No name: all
 // of cs, whose objects are each asked (a tie can open one of a kept collection).
-func (a *access) pick(kind projects.Kind, cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
+func PickCollections(a *kit.Access, kind projects.Kind, cs []*store.Collection, name *string, what, lister string) ([]*store.Collection, error) {
 	if name == nil || *name == "" {
 		return cs, nil
 	}
-	got, err := pickCollection(a.shown(kind, cs), name, what, lister)
+	got, err := PickCollection(shownCollections(a, kind, cs), name, what, lister)
 	if err != nil {
-		return nil, a.notFound(err.Error())
+		return nil, a.NotFound(err.Error())
 	}
 	return got, nil
 }
 
 // missing gives the answer for a missing event, task or contact the same words whether
 // it is missing or kept (with what the person can do, while projects keep anything).
-func (a *access) missing(err error) error {
-	for _, e := range []error{errNoEvent, errNoTask, errNoContact} {
+func MissingFor(a *kit.Access, err error) error {
+	for _, e := range []error{ErrNoEvent, ErrNoTask, errNoContact} {
 		if errors.Is(err, e) {
-			return a.notFound(e.Error())
+			return a.NotFound(e.Error())
 		}
 	}
 	return err
 }
 
 // CalendarList implements calendar_list.
-func (s *Service) CalendarList(ctx context.Context, _ *generated.CalendarListArgs) (*generated.CalendarList, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) CalendarList(ctx context.Context, _ *generated.CalendarListArgs) (*generated.CalendarList, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res := &generated.CalendarList{Calendars: []generated.CalendarInfo{}}
-	_, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks, store.KindAddressBook)
+	_, cs, err := s.Collections(ctx, store.KindCalendar, store.KindTasks, store.KindAddressBook)
 	if err != nil {
 		return nil, err
 	}
 	left := 0
 	for _, c := range cs {
-		if acc.keepsCollection(collKind(c), c) {
+		if acc.KeepsCollection(CollKind(c), c) {
 			left++
 			continue
 		}
 		res.Calendars = append(res.Calendars, generated.CalendarInfo{Account: c.Account, Name: c.Name, Kind: c.Kind, Color: c.Color, TimeZone: c.TimeZone, Writable: c.Writable})
 	}
-	res.LeftOut = nonZero(left)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.LeftOut = kit.NonZero(left)
+	res.SyncedAt = s.CollectionsSyncedAt(ctx, cs)
 	return res, nil
 }
 
 // Agenda implements agenda.
-func (s *Service) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generated.Agenda, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) Agenda(ctx context.Context, a *generated.AgendaArgs) (*generated.Agenda, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
-	from, to, err := timeRange(a.From, a.To, v.person, v.now)
+	v := s.CalendarView(ctx)
+	from, to, err := timeRange(a.From, a.To, v.Person, v.Now)
 	if err != nil {
 		return nil, err
 	}
-	res := &generated.Agenda{From: showTime(from, v.person), To: showTime(to, v.person), Zone: calendar.ZoneName(v.person, v.now), Events: []generated.EventRow{}}
-	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	res := &generated.Agenda{From: ShowTime(from, v.Person), To: ShowTime(to, v.Person), Zone: calendar.ZoneName(v.Person, v.Now), Events: []generated.EventRow{}}
+	st, cs, err := s.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil {
 		return nil, err
 	}
 	all := cs
-	if cs, err = acc.pick(projects.Event, cs, a.Calendar, "calendar", generated.ToolCalendarList); err != nil {
+	if cs, err = PickCollections(acc, projects.Event, cs, a.Calendar, "calendar", generated.ToolCalendarList); err != nil {
 		return nil, err
 	}
-	ins, kept, problems, err := s.instances(ctx, acc, st, cs, from, to, v.person)
+	ins, kept, problems, err := s.instances(ctx, acc, st, cs, from, to, v.Person)
 	if err != nil {
 		return nil, err
 	}
-	if acc.active() && len(cs) != len(all) {
+	if acc.Active() && len(cs) != len(all) {
 		// The count is of the whole range, whichever calendar was asked for.
-		if _, kept, _, err = s.instances(ctx, acc, st, all, from, to, v.person); err != nil {
+		if _, kept, _, err = s.instances(ctx, acc, st, all, from, to, v.Person); err != nil {
 			return nil, err
 		}
 	}
-	res.LeftOut = nonZero(kept)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.LeftOut = kit.NonZero(kept)
+	res.SyncedAt = s.CollectionsSyncedAt(ctx, cs)
 	for _, in := range ins {
 		if len(res.Events) == maxAgendaEvents {
-			res.Truncated = ptr(true)
+			res.Truncated = kit.Ptr(true)
 			break
 		}
-		res.Events = append(res.Events, v.row(in.o, in.c, in.e))
+		res.Events = append(res.Events, v.Row(in.o, in.c, in.e))
 	}
 	res.Problems = problems
 	return res, nil
 }
 
-// errNoEvent is the answer for an event id that is not here (or hidden: the same words).
-var errNoEvent = errors.New("there is no such event here; " + generated.ToolAgenda + " lists the events and their ids")
+// ErrNoEvent is the answer for an event id that is not here (or hidden: the same words).
+var ErrNoEvent = errors.New("there is no such event here; " + generated.ToolAgenda + " lists the events and their ids")
 
 // CalendarEvent implements calendar_event.
-func (s *Service) CalendarEvent(ctx context.Context, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) CalendarEvent(ctx context.Context, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := s.calendarEvent(ctx, acc, a)
-	return res, acc.missing(err)
+	return res, MissingFor(acc, err)
 }
 
-func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
-	n, key, ok := parseEventID(a.ID)
+func (s *Calendars) calendarEvent(ctx context.Context, acc *kit.Access, a *generated.CalendarEventArgs) (*generated.EventDetail, error) {
+	n, key, ok := ParseEventID(a.ID)
 	if !ok {
-		return nil, errNoEvent
+		return nil, ErrNoEvent
 	}
-	o, c, err := s.object(ctx, n, store.ObjectEvent)
+	o, c, err := s.Object(ctx, n, store.ObjectEvent)
 	if err != nil {
 		if errors.Is(err, store.ErrNoObject) {
-			return nil, errNoEvent
+			return nil, ErrNoEvent
 		}
 		return nil, err
 	}
-	if acc.keepsObject(projects.Event, o, c) {
-		return nil, errNoEvent
+	if KeepsObject(acc, projects.Event, o, c) {
+		return nil, ErrNoEvent
 	}
-	v := s.calendarView()
-	cal, err := calendar.Parse(o.Data, v.person)
+	v := s.CalendarView(ctx)
+	cal, err := calendar.Parse(o.Data, v.Person)
 	if err != nil {
 		return nil, err
 	}
 	e, ok := cal.Instance(key)
 	if !ok {
-		return nil, errNoEvent
+		return nil, ErrNoEvent
 	}
-	res := &generated.EventDetail{Event: v.row(o, c, e)}
+	res := &generated.EventDetail{Event: v.Row(o, c, e)}
 	desc, cut := capText(mask.OwnBody(calendar.Text(e.Comp, ical.PropDescription)))
 	res.Description = desc
 	if org, ok := calendar.Organizer(e.Comp); ok {
-		res.Organizer = personString(org)
+		res.Organizer = PersonString(org)
 	}
 	as := calendar.Attendees(e.Comp)
 	if len(as) > maxAttendees {
@@ -527,9 +537,9 @@ func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.C
 	}
 	roles := map[string]string{"CHAIR": "chair", "REQ-PARTICIPANT": "required", "OPT-PARTICIPANT": "optional", "NON-PARTICIPANT": "non-participant"}
 	for _, p := range as {
-		at := generated.Attendee{Name: p.Name, Email: p.Email, Answer: answers[p.PartStat], Role: roles[p.Role]}
-		if v.own[strings.ToLower(p.Email)] {
-			at.Me = ptr(true)
+		at := generated.Attendee{Name: p.Name, Email: p.Email, Answer: Answers[p.PartStat], Role: roles[p.Role]}
+		if v.Own[strings.ToLower(p.Email)] {
+			at.Me = kit.Ptr(true)
 		}
 		res.AttendeeList = append(res.AttendeeList, at)
 	}
@@ -537,23 +547,23 @@ func (s *Service) calendarEvent(ctx context.Context, acc *access, a *generated.C
 		res.Recurrence = cal.Rule(e)
 	}
 	res.URL = calendar.Text(e.Comp, ical.PropURL)
-	res.Categories = categories(e.Comp)
+	res.Categories = Categories(e.Comp)
 	if cut {
-		res.Truncated = ptr(true)
+		res.Truncated = kit.Ptr(true)
 	}
 	return res, nil
 }
 
 // object returns a visible object of kind, with its collection.
-func (s *Service) object(ctx context.Context, id int64, kind string) (*store.Object, *store.Collection, error) {
-	names, err := s.visibleNames()
+func (s *Calendars) Object(ctx context.Context, id int64, kind string) (*store.Object, *store.Collection, error) {
+	names, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(names) == 0 {
 		return nil, nil, store.ErrNoObject
 	}
-	st, err := s.store()
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -567,7 +577,7 @@ func (s *Service) object(ctx context.Context, id int64, kind string) (*store.Obj
 	return o, c, nil
 }
 
-func personString(p calendar.Person) string {
+func PersonString(p calendar.Person) string {
 	switch {
 	case p.Name == "":
 		return p.Email
@@ -577,7 +587,7 @@ func personString(p calendar.Person) string {
 	return p.Name + " <" + p.Email + ">"
 }
 
-func categories(comp *ical.Component) []string {
+func Categories(comp *ical.Component) []string {
 	var out []string
 	for i := range comp.Props[ical.PropCategories] {
 		l, err := comp.Props[ical.PropCategories][i].TextList()
@@ -606,32 +616,32 @@ func capText(s string) (string, bool) {
 }
 
 // CalendarFreebusy implements calendar_freebusy.
-func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFreebusyArgs) (*generated.FreeBusy, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) CalendarFreebusy(ctx context.Context, a *generated.CalendarFreebusyArgs) (*generated.FreeBusy, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
-	from, to, err := timeRange(a.From, a.To, v.person, v.now)
+	v := s.CalendarView(ctx)
+	from, to, err := timeRange(a.From, a.To, v.Person, v.Now)
 	if err != nil {
 		return nil, err
 	}
-	res := &generated.FreeBusy{From: showTime(from, v.person), To: showTime(to, v.person), Zone: calendar.ZoneName(v.person, v.now), Busy: []generated.BusyPeriod{}}
-	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	res := &generated.FreeBusy{From: ShowTime(from, v.Person), To: ShowTime(to, v.Person), Zone: calendar.ZoneName(v.Person, v.Now), Busy: []generated.BusyPeriod{}}
+	st, cs, err := s.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil {
 		return nil, err
 	}
 	// A kept event gives no busy time: when it is, is its own.
-	ins, kept, _, err := s.instances(ctx, acc, st, cs, from, to, v.person)
+	ins, kept, _, err := s.instances(ctx, acc, st, cs, from, to, v.Person)
 	if err != nil {
 		return nil, err
 	}
-	res.LeftOut = nonZero(kept)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.LeftOut = kit.NonZero(kept)
+	res.SyncedAt = s.CollectionsSyncedAt(ctx, cs)
 	type period struct{ start, end time.Time }
 	var ps []period
 	for _, in := range ins {
-		if calendar.Transparent(in.e.Comp) || !in.e.End.After(in.e.Start) || v.row(in.o, in.c, in.e).MyAnswer == "declined" {
+		if calendar.Transparent(in.e.Comp) || !in.e.End.After(in.e.Start) || v.Row(in.o, in.c, in.e).MyAnswer == "declined" {
 			continue
 		}
 		start, end := in.e.Start, in.e.End
@@ -655,28 +665,28 @@ func (s *Service) CalendarFreebusy(ctx context.Context, a *generated.CalendarFre
 		merged = append(merged, p)
 	}
 	for _, p := range merged {
-		res.Busy = append(res.Busy, generated.BusyPeriod{Start: showTime(p.start, v.person), End: showTime(p.end, v.person)})
+		res.Busy = append(res.Busy, generated.BusyPeriod{Start: ShowTime(p.start, v.Person), End: ShowTime(p.end, v.Person)})
 	}
 	return res, nil
 }
 
 // Now implements now.
-func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
-	now := v.now.In(v.person)
+	v := s.CalendarView(ctx)
+	now := v.Now.In(v.Person)
 	res := &generated.Now{
-		Now: now.Format(rowTime), Weekday: now.Weekday().String(), Zone: calendar.ZoneName(v.person, v.now),
+		Now: now.Format(rowTime), Weekday: now.Weekday().String(), Zone: calendar.ZoneName(v.Person, v.Now),
 		UTCOffset: calendar.Offset(now), NextEvents: []generated.EventRow{},
 	}
-	st, cs, err := s.collections(ctx, store.KindCalendar, store.KindTasks)
+	st, cs, err := s.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil {
 		return nil, err
 	}
-	ins, kept, _, err := s.instances(ctx, acc, st, cs, v.now, v.now.Add(31*24*time.Hour), v.person)
+	ins, kept, _, err := s.instances(ctx, acc, st, cs, v.Now, v.Now.Add(31*24*time.Hour), v.Person)
 	if err != nil {
 		return nil, err
 	}
@@ -684,9 +694,9 @@ func (s *Service) Now(ctx context.Context, _ *generated.NowArgs) (*generated.Now
 		if len(res.NextEvents) == 3 {
 			break
 		}
-		res.NextEvents = append(res.NextEvents, v.row(in.o, in.c, in.e))
+		res.NextEvents = append(res.NextEvents, v.Row(in.o, in.c, in.e))
 	}
-	res.LeftOut = nonZero(kept)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.LeftOut = kit.NonZero(kept)
+	res.SyncedAt = s.CollectionsSyncedAt(ctx, cs)
 	return res, nil
 }

@@ -1,4 +1,4 @@
-package tools
+package calendars
 
 import (
 	"context"
@@ -14,12 +14,13 @@ import (
 	"github.com/postern-mcp/postern/internal/mask"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
 var taskStatuses = map[string]string{"NEEDS-ACTION": "needs-action", "IN-PROCESS": "in-process", "COMPLETED": "completed", "CANCELLED": "cancelled"}
 
 // task reads an object's task: its VTODO that overrides no instance.
-func task(o *store.Object, loc *time.Location) (calendar.Todo, bool) {
+func Task(o *store.Object, loc *time.Location) (calendar.Todo, bool) {
 	cal, err := calendar.Parse(o.Data, loc)
 	if err != nil {
 		return calendar.Todo{}, false
@@ -36,7 +37,7 @@ func task(o *store.Object, loc *time.Location) (calendar.Todo, bool) {
 	return calendar.Todo{}, false
 }
 
-func (v calView) taskRow(o *store.Object, c *store.Collection, t calendar.Todo) generated.TaskRow {
+func (v View) TaskRow(o *store.Object, c *store.Collection, t calendar.Todo) generated.TaskRow {
 	r := generated.TaskRow{ID: "t" + strconv.FormatInt(o.ID, 36), Summary: t.Summary, List: c.Name, Status: taskStatuses[t.Status]}
 	if r.Status == "" {
 		r.Status = "needs-action"
@@ -44,54 +45,54 @@ func (v calView) taskRow(o *store.Object, c *store.Collection, t calendar.Todo) 
 			r.Status = "completed"
 		}
 	}
-	if v.multi {
+	if v.Multi {
 		r.Account = c.Account
 	}
 	if !t.Due.IsZero() {
 		if t.DueDate {
-			r.Due = t.Due.Format(rowDay)
+			r.Due = t.Due.Format(RowDay)
 		} else {
-			r.Due = showTime(t.Due, v.person)
+			r.Due = ShowTime(t.Due, v.Person)
 		}
-		if !t.Closed() && t.Due.Before(v.now) {
-			r.Overdue = ptr(true)
+		if !t.Closed() && t.Due.Before(v.Now) {
+			r.Overdue = kit.Ptr(true)
 		}
 	}
 	if t.Priority > 0 {
-		r.Priority = ptr(t.Priority)
+		r.Priority = kit.Ptr(t.Priority)
 	}
 	return r
 }
 
 // TaskList implements task_list.
-func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*generated.TaskList, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) TaskList(ctx context.Context, a *generated.TaskListArgs) (*generated.TaskList, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v := s.calendarView()
+	v := s.CalendarView(ctx)
 	res := &generated.TaskList{Tasks: []generated.TaskRow{}}
-	st, all, err := s.collections(ctx, store.KindTasks, store.KindCalendar)
+	st, all, err := s.Collections(ctx, store.KindTasks, store.KindCalendar)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := acc.pick(projects.Task, all, a.List, "task list", generated.ToolCalendarList)
+	cs, err := PickCollections(acc, projects.Task, all, a.List, "task list", generated.ToolCalendarList)
 	if err != nil {
 		return nil, err
 	}
 	// Every task of the visible lists is read: the kept ones are counted whatever the
 	// state or list asked for.
-	if !acc.active() {
+	if !acc.Active() {
 		all = cs
 	}
 	if len(all) == 0 {
 		return res, nil
 	}
-	objs, err := st.Objects(ctx, ids(all), store.ObjectTodo, time.Time{}, time.Time{})
+	objs, err := st.Objects(ctx, IDs(all), store.ObjectTodo, time.Time{}, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	coll, asked := byID(all), byID(cs)
+	coll, asked := ByID(all), ByID(cs)
 	type found struct {
 		t   calendar.Todo
 		row generated.TaskRow
@@ -99,14 +100,14 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 	var fs []found
 	kept := 0
 	for _, o := range objs {
-		if acc.keepsObject(projects.Task, o, coll[o.CollectionID]) {
+		if KeepsObject(acc, projects.Task, o, coll[o.CollectionID]) {
 			kept++
 			continue
 		}
 		if asked[o.CollectionID] == nil {
 			continue
 		}
-		t, ok := task(o, v.person)
+		t, ok := Task(o, v.Person)
 		if !ok {
 			continue
 		}
@@ -121,7 +122,7 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 				continue
 			}
 		}
-		fs = append(fs, found{t, v.taskRow(o, coll[o.CollectionID], t)})
+		fs = append(fs, found{t, v.TaskRow(o, coll[o.CollectionID], t)})
 	}
 	prio := func(p int) int {
 		if p == 0 {
@@ -148,58 +149,58 @@ func (s *Service) TaskList(ctx context.Context, a *generated.TaskListArgs) (*gen
 	}
 	for _, f := range fs {
 		if len(res.Tasks) == limit {
-			res.Truncated = ptr(true)
+			res.Truncated = kit.Ptr(true)
 			break
 		}
 		res.Tasks = append(res.Tasks, f.row)
 	}
-	res.LeftOut = nonZero(kept)
-	res.SyncedAt = s.collectionsSyncedAt(ctx, cs)
+	res.LeftOut = kit.NonZero(kept)
+	res.SyncedAt = s.CollectionsSyncedAt(ctx, cs)
 	return res, nil
 }
 
-var errNoTask = errors.New("there is no such task here; " + generated.ToolTaskList + " lists the tasks and their ids")
+var ErrNoTask = errors.New("there is no such task here; " + generated.ToolTaskList + " lists the tasks and their ids")
 
 // TaskGet implements task_get.
-func (s *Service) TaskGet(ctx context.Context, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
-	acc, err := s.access(ctx)
+func (s *Calendars) TaskGet(ctx context.Context, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := s.taskGet(ctx, acc, a)
-	return res, acc.missing(err)
+	return res, MissingFor(acc, err)
 }
 
-func (s *Service) taskGet(ctx context.Context, acc *access, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
-	n, ok := parseObjectID(a.ID, 't')
+func (s *Calendars) taskGet(ctx context.Context, acc *kit.Access, a *generated.TaskGetArgs) (*generated.TaskDetail, error) {
+	n, ok := ParseObjectID(a.ID, 't')
 	if !ok {
-		return nil, errNoTask
+		return nil, ErrNoTask
 	}
-	o, c, err := s.object(ctx, n, store.ObjectTodo)
+	o, c, err := s.Object(ctx, n, store.ObjectTodo)
 	if err != nil {
 		if errors.Is(err, store.ErrNoObject) {
-			return nil, errNoTask
+			return nil, ErrNoTask
 		}
 		return nil, err
 	}
-	if acc.keepsObject(projects.Task, o, c) {
-		return nil, errNoTask
+	if KeepsObject(acc, projects.Task, o, c) {
+		return nil, ErrNoTask
 	}
-	v := s.calendarView()
-	t, ok := task(o, v.person)
+	v := s.CalendarView(ctx)
+	t, ok := Task(o, v.Person)
 	if !ok {
-		return nil, errNoTask
+		return nil, ErrNoTask
 	}
-	res := &generated.TaskDetail{Task: v.taskRow(o, c, t), Categories: categories(t.Comp)}
+	res := &generated.TaskDetail{Task: v.TaskRow(o, c, t), Categories: Categories(t.Comp)}
 	res.Description, _ = capText(mask.OwnBody(calendar.Text(t.Comp, ical.PropDescription)))
 	if !t.Start.IsZero() {
-		res.Start = showTime(t.Start, v.person)
+		res.Start = ShowTime(t.Start, v.Person)
 	}
 	if !t.Completed.IsZero() {
-		res.Completed = showTime(t.Completed, v.person)
+		res.Completed = ShowTime(t.Completed, v.Person)
 	}
 	if t.Percent > 0 {
-		res.Percent = ptr(t.Percent)
+		res.Percent = kit.Ptr(t.Percent)
 	}
 	return res, nil
 }

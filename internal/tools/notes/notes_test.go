@@ -1,4 +1,4 @@
-package tools_test
+package notes_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package tools
+package mail
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 // action's Run after the commit's token (and, for a send, the person) agree.
 
 // MailDraft implements mail_draft and mail_draft_commit.
-func (s *Service) MailDraft(ctx context.Context, a *generated.MailDraftArgs) (*generated.Action, error) {
+func (s *Mail) MailDraft(ctx context.Context, a *generated.MailDraftArgs) (*generated.Action, error) {
 	return s.messageAction(ctx, a, "draft", "save a draft in the Drafts folder",
 		func(ctx context.Context, acct config.Account, m compose.Message) (any, error) {
 			return s.saveDraft(ctx, acct, m)
@@ -36,7 +36,7 @@ func (s *Service) MailDraft(ctx context.Context, a *generated.MailDraftArgs) (*g
 // MailSend implements mail_send and mail_send_commit: a new message, a reply or a
 // forward built from the arguments, or, with draft, a draft saved in the Drafts folder
 // sent exactly as it is.
-func (s *Service) MailSend(ctx context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
+func (s *Mail) MailSend(ctx context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
 	if a.Draft {
 		return s.sendDraftAction(ctx, a)
 	}
@@ -47,20 +47,20 @@ func (s *Service) MailSend(ctx context.Context, a *generated.MailSendArgs) (*gen
 		Subject: a.Subject, Body: *a.Body, Account: a.Account}
 	return s.messageAction(ctx, &d, "send", "send a message",
 		func(ctx context.Context, acct config.Account, m compose.Message) (any, error) {
-			return s.send(ctx, acct, m)
+			return s.Send(ctx, acct, m)
 		})
 }
 
 // messageAction builds the message the arguments describe and the action
 // that run does with it; kind tells a draft's payload from a send's.
-func (s *Service) messageAction(ctx context.Context, a *generated.MailDraftArgs, kind, what string, run func(context.Context, config.Account, compose.Message) (any, error)) (*generated.Action, error) {
+func (s *Mail) messageAction(ctx context.Context, a *generated.MailDraftArgs, kind, what string, run func(context.Context, config.Account, compose.Message) (any, error)) (*generated.Action, error) {
 	acct, m, err := s.compose(ctx, a, kind == "send")
 	if err != nil {
 		return nil, err
 	}
 	return &generated.Action{
 		Account: acct.Name,
-		Preview: preview(m, what),
+		Preview: Preview(m, what),
 		Payload: struct {
 			Kind    string
 			Message any
@@ -71,7 +71,7 @@ func (s *Service) messageAction(ctx context.Context, a *generated.MailDraftArgs,
 
 // sendDraftAction is mail_send with draft: the saved draft id, sent as it is. Every other
 // argument would change a message the person already reviewed, so any is refused.
-func (s *Service) sendDraftAction(ctx context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
+func (s *Mail) sendDraftAction(ctx context.Context, a *generated.MailSendArgs) (*generated.Action, error) {
 	if a.ID == nil {
 		return nil, errors.New("draft: true sends the saved draft named by id; give its message id in id")
 	}
@@ -87,11 +87,11 @@ func (s *Service) sendDraftAction(ctx context.Context, a *generated.MailSendArgs
 		return nil, fmt.Errorf("draft: true sends the saved draft exactly as it is, so it takes only id; leave out %s, or save a new draft with %s", strings.Join(extra, ", "), generated.ToolMailDraft)
 	}
 	id := *a.ID
-	st, r, err := s.message(ctx, id)
+	st, r, err := s.Message(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	acct, err := s.sendingAccount(r.Account, true)
+	acct, err := s.SendingAccount(ctx, r.Account, true)
 	if err != nil {
 		return nil, err
 	}
@@ -104,16 +104,16 @@ func (s *Service) sendDraftAction(ctx context.Context, a *generated.MailSendArgs
 	if err != nil {
 		return nil, err
 	}
-	d, err := readDraft(raw, ownAddresses(acct))
+	d, err := readDraft(raw, OwnAddresses(acct))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRecipients(d.rcpts); err != nil {
+	if err := s.CheckRecipients(d.rcpts); err != nil {
 		return nil, err
 	}
-	if acc, err := s.access(ctx); err != nil {
+	if acc, err := s.Access(ctx); err != nil {
 		return nil, err
-	} else if err := acc.refuseMail(ctx, st, r.ThreadID, d.rcpts); err != nil {
+	} else if err := acc.RefuseMail(ctx, st, r.ThreadID, d.rcpts); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(raw)
@@ -139,7 +139,7 @@ func (s *Service) sendDraftAction(ctx context.Context, a *generated.MailSendArgs
 }
 
 // compose checks the arguments of mail_draft or mail_send and builds the message.
-func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sending bool) (config.Account, compose.Message, error) {
+func (s *Mail) compose(ctx context.Context, a *generated.MailDraftArgs, sending bool) (config.Account, compose.Message, error) {
 	var m compose.Message
 	if a.ReplyAll && a.Forward {
 		return config.Account{}, m, errors.New("give reply_all or forward, not both: a forward goes only to the recipients in to")
@@ -177,7 +177,7 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 		accountName = *a.Account
 	}
 	if a.ID != nil {
-		o, account, err := s.original(ctx, origID)
+		o, account, err := s.Original(ctx, origID)
 		if err != nil {
 			return config.Account{}, m, err
 		}
@@ -186,11 +186,11 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 		}
 		orig, accountName = o, account
 	}
-	acct, err := s.sendingAccount(accountName, sending)
+	acct, err := s.SendingAccount(ctx, accountName, sending)
 	if err != nil {
 		return config.Account{}, m, err
 	}
-	own := ownAddresses(acct)
+	own := OwnAddresses(acct)
 	switch {
 	case orig != nil && !a.Forward:
 		m, err = compose.Reply(*orig, own, a.ReplyAll, a.Body, to, cc)
@@ -216,7 +216,7 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 		m.Subject = *a.Subject
 	}
 	if sending {
-		if err := s.checkRecipients(m.Recipients()); err != nil {
+		if err := s.CheckRecipients(m.Recipients()); err != nil {
 			return acct, m, err
 		}
 	}
@@ -227,30 +227,30 @@ func (s *Service) compose(ctx context.Context, a *generated.MailDraftArgs, sendi
 }
 
 // refuseProjectMail refuses a message that would write into a project closed to agents
-// (access.go refuseMail): origID is the message it answers or forwards, or "".
-func (s *Service) refuseProjectMail(ctx context.Context, origID string, recipients []string) error {
-	acc, err := s.access(ctx)
-	if err != nil || !acc.active() {
+// (kit.Access.RefuseMail): origID is the message it answers or forwards, or "".
+func (s *Mail) refuseProjectMail(ctx context.Context, origID string, recipients []string) error {
+	acc, err := s.Access(ctx)
+	if err != nil || !acc.Active() {
 		return err
 	}
-	st, err := s.store()
+	st, err := s.Store(ctx)
 	if err != nil {
 		return err
 	}
 	var thread int64
 	if origID != "" {
-		_, r, err := s.message(ctx, origID)
+		_, r, err := s.Message(ctx, origID)
 		if err != nil {
 			return err
 		}
 		thread = r.ThreadID
 	}
-	return acc.refuseMail(ctx, st, thread, recipients)
+	return acc.RefuseMail(ctx, st, thread, recipients)
 }
 
-// checkRecipients refuses a send to any recipient the configuration's [send]
+// CheckRecipients refuses a send to any recipient the configuration's [send]
 // allow leaves out, before anything is previewed or prepared.
-func (s *Service) checkRecipients(addrs []string) error {
+func (s *Mail) CheckRecipients(addrs []string) error {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return err
@@ -258,9 +258,9 @@ func (s *Service) checkRecipients(addrs []string) error {
 	return cfg.CheckRecipients(addrs)
 }
 
-// original reads a message of the store as compose needs it.
-func (s *Service) original(ctx context.Context, id string) (*compose.Original, string, error) {
-	st, r, err := s.message(ctx, id)
+// Original reads a message of the store as compose needs it.
+func (s *Mail) Original(ctx context.Context, id string) (*compose.Original, string, error) {
+	st, r, err := s.Message(ctx, id)
 	if err != nil {
 		return nil, "", err
 	}
@@ -299,16 +299,16 @@ func storeAddrs(as []store.Address) []compose.Address {
 	return out
 }
 
-// sendingAccount returns the IMAP account a message is written from: the one
+// SendingAccount returns the IMAP account a message is written from: the one
 // named, or the only visible IMAP account. Sending also needs its SMTP server.
-func (s *Service) sendingAccount(name string, sending bool) (config.Account, error) {
-	accts, err := s.visible()
+func (s *Mail) SendingAccount(ctx context.Context, name string, sending bool) (config.Account, error) {
+	accts, err := s.Visible(ctx)
 	if err != nil {
 		return config.Account{}, err
 	}
 	var imapAccts []config.Account
 	for _, a := range accts {
-		if writable(a) {
+		if Writable(a) {
 			imapAccts = append(imapAccts, a)
 		}
 	}
@@ -324,7 +324,7 @@ func (s *Service) sendingAccount(name string, sending bool) (config.Account, err
 		if !found {
 			return acct, fmt.Errorf("there is no account %q here; call accounts for the names", name)
 		}
-		if !writable(acct) {
+		if !Writable(acct) {
 			return acct, fmt.Errorf("account %s is a read-only %s import; drafts and sending need an IMAP account", acct.Name, acct.Kind)
 		}
 	case len(imapAccts) == 1:
@@ -347,7 +347,7 @@ func (s *Service) sendingAccount(name string, sending bool) (config.Account, err
 	return acct, nil
 }
 
-func ownAddresses(a config.Account) []compose.Address {
+func OwnAddresses(a config.Account) []compose.Address {
 	own := []compose.Address{{Name: a.DisplayName, Addr: a.From()}}
 	for _, al := range a.Aliases {
 		own = append(own, compose.Address{Addr: al})
@@ -358,7 +358,7 @@ func ownAddresses(a config.Account) []compose.Address {
 	return own
 }
 
-func preview(m compose.Message, action string) *generated.Prepared {
+func Preview(m compose.Message, action string) *generated.Prepared {
 	pv := m.Preview()
 	p := &generated.Prepared{
 		Action: action, Subject: pv.Subject, InReplyTo: pv.InReplyTo,
@@ -372,10 +372,10 @@ func preview(m compose.Message, action string) *generated.Prepared {
 	return p
 }
 
-// connect logs in to the server of an account whose kind has remote actions.
-// writable says whether the account's kind acts on a server (source.Remote): only such an account
+// Connect logs in to the server of an account whose kind has remote actions.
+// Writable says whether the account's kind acts on a server (source.Remote): only such an account
 // can hold drafts and write sent copies.
-func writable(acct config.Account) bool {
+func Writable(acct config.Account) bool {
 	src, err := kinds.Open(acct)
 	if err != nil {
 		return false
@@ -384,7 +384,7 @@ func writable(acct config.Account) bool {
 	return ok
 }
 
-func connect(ctx context.Context, acct config.Account) (source.Session, error) {
+func Connect(ctx context.Context, acct config.Account) (source.Session, error) {
 	src, err := kinds.Open(acct)
 	if err != nil {
 		return nil, err
@@ -396,14 +396,14 @@ func connect(ctx context.Context, acct config.Account) (source.Session, error) {
 	return r.Connect(ctx)
 }
 
-func (s *Service) saveDraft(ctx context.Context, acct config.Account, m compose.Message) (*generated.DraftResult, error) {
+func (s *Mail) saveDraft(ctx context.Context, acct config.Account, m compose.Message) (*generated.DraftResult, error) {
 	m.Date = time.Now()
 	m.MessageID = compose.NewMessageID(m.From)
 	raw, err := m.Bytes(true)
 	if err != nil {
 		return nil, err
 	}
-	c, err := connect(ctx, acct)
+	c, err := Connect(ctx, acct)
 	if err != nil {
 		return nil, fmt.Errorf("the draft was not saved: %w", err)
 	}
@@ -422,10 +422,13 @@ func (s *Service) saveDraft(ctx context.Context, acct config.Account, m compose.
 	}, nil
 }
 
-// unknownOutcome is a send whose result cannot be known; it is never retried.
-type unknownOutcome struct{ error }
+// UnknownOutcome is a send whose result cannot be known; it is never retried.
+type UnknownOutcome struct{ error }
 
-func (unknownOutcome) Unknown() bool { return true }
+func (UnknownOutcome) Unknown() bool { return true }
+
+// Unknown is err as a failure whose outcome is unknown: the server may have done it.
+func Unknown(err error) error { return UnknownOutcome{err} }
 
 func smtpAccount(acct config.Account) outbox.SMTPAccount {
 	pwAcct := acct
@@ -442,21 +445,21 @@ func smtpAccount(acct config.Account) outbox.SMTPAccount {
 	})
 }
 
-// submit hands raw to the account's SMTP server and says what happened in
+// Submit hands raw to the account's SMTP server and says what happened in
 // words a person can act on.
-func submit(ctx context.Context, acct config.Account, from string, rcpts []string, raw []byte) error {
+func Submit(ctx context.Context, acct config.Account, from string, rcpts []string, raw []byte) error {
 	err := outbox.Send(ctx, smtpAccount(acct), from, rcpts, raw)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, outbox.ErrUnknown):
-		return unknownOutcome{fmt.Errorf("the outcome is unknown: %v. The message may or may not have been sent; postern will not retry. Check the Sent folder or ask a recipient before sending again", err)}
+		return UnknownOutcome{fmt.Errorf("the outcome is unknown: %v. The message may or may not have been sent; postern will not retry. Check the Sent folder or ask a recipient before sending again", err)}
 	default:
 		return fmt.Errorf("nothing was sent: %w", err)
 	}
 }
 
-func (s *Service) send(ctx context.Context, acct config.Account, m compose.Message) (*generated.SendResult, error) {
+func (s *Mail) Send(ctx context.Context, acct config.Account, m compose.Message) (*generated.SendResult, error) {
 	m.Date = time.Now()
 	m.MessageID = compose.NewMessageID(m.From)
 	wire, err := m.Bytes(false)
@@ -468,22 +471,22 @@ func (s *Service) send(ctx context.Context, acct config.Account, m compose.Messa
 		return nil, fmt.Errorf("nothing was sent: %w", err)
 	}
 	rcpts := m.Recipients()
-	if err := s.checkRecipients(rcpts); err != nil { // [send] allow may have narrowed since the prepare
+	if err := s.CheckRecipients(rcpts); err != nil { // [send] allow may have narrowed since the prepare
 		return nil, err
 	}
-	if err := submit(ctx, acct, m.From.Addr, rcpts, wire); err != nil {
+	if err := Submit(ctx, acct, m.From.Addr, rcpts, wire); err != nil {
 		return nil, err
 	}
 	res := &generated.SendResult{Outcome: "sent", Account: acct.Name, MessageID: m.MessageID, Recipients: rcpts}
-	s.keepSentCopy(ctx, acct, m.Date, copyRaw, res, nil)
+	s.KeepSentCopy(ctx, acct, m.Date, copyRaw, res, nil)
 	return res, nil
 }
 
-// keepSentCopy saves the sent message in Sent and, for a draft, removes the
+// KeepSentCopy saves the sent message in Sent and, for a draft, removes the
 // draft; what fails here is a warning, since the message is already sent.
-func (s *Service) keepSentCopy(ctx context.Context, acct config.Account, date time.Time, raw []byte, res *generated.SendResult, draft *store.Row) {
+func (s *Mail) KeepSentCopy(ctx context.Context, acct config.Account, date time.Time, raw []byte, res *generated.SendResult, draft *store.Row) {
 	var warns []string
-	c, err := connect(ctx, acct)
+	c, err := Connect(ctx, acct)
 	if err != nil {
 		res.Warning = "the message was sent, but no copy was saved in Sent: " + err.Error()
 		return
@@ -510,7 +513,7 @@ func (s *Service) keepSentCopy(ctx context.Context, acct config.Account, date ti
 	}
 }
 
-func (s *Service) sendDraft(ctx context.Context, acct config.Account, r *store.Row, sum [32]byte) (*generated.SendResult, error) {
+func (s *Mail) sendDraft(ctx context.Context, acct config.Account, r *store.Row, sum [32]byte) (*generated.SendResult, error) {
 	raw, err := fetchRaw(ctx, acct, r)
 	if err != nil {
 		return nil, fmt.Errorf("nothing was sent: %w", err)
@@ -518,18 +521,18 @@ func (s *Service) sendDraft(ctx context.Context, acct config.Account, r *store.R
 	if sha256.Sum256(raw) != sum {
 		return nil, errors.New("nothing was sent: the draft changed on the server since it was prepared; sync, look at it again and prepare anew")
 	}
-	d, err := readDraft(raw, ownAddresses(acct))
+	d, err := readDraft(raw, OwnAddresses(acct))
 	if err != nil {
 		return nil, fmt.Errorf("nothing was sent: %w", err)
 	}
-	if err := s.checkRecipients(d.rcpts); err != nil {
+	if err := s.CheckRecipients(d.rcpts); err != nil {
 		return nil, err
 	}
-	if err := submit(ctx, acct, d.fromAddr, d.rcpts, withoutHeader(raw, "Bcc")); err != nil {
+	if err := Submit(ctx, acct, d.fromAddr, d.rcpts, withoutHeader(raw, "Bcc")); err != nil {
 		return nil, err
 	}
 	res := &generated.SendResult{Outcome: "sent", Account: acct.Name, MessageID: r.MessageID, Recipients: d.rcpts}
-	s.keepSentCopy(ctx, acct, time.Now(), raw, res, r)
+	s.KeepSentCopy(ctx, acct, time.Now(), raw, res, r)
 	return res, nil
 }
 
@@ -550,7 +553,7 @@ func folderRole(ctx context.Context, st *store.Store, account, folder string) (s
 // fetchRaw reads a message's exact bytes from its IMAP folder, checking that
 // the UID still holds the message the store knows.
 func fetchRaw(ctx context.Context, acct config.Account, r *store.Row) ([]byte, error) {
-	c, err := connect(ctx, acct)
+	c, err := Connect(ctx, acct)
 	if err != nil {
 		return nil, err
 	}
