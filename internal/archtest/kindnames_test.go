@@ -21,11 +21,7 @@ import (
 // the kinds' packages: each is file and expression, and what to ask instead. Each must become
 // a question to the table (kinds.Has) and leave this list, which is to be empty; an entry
 // that matches nothing fails, so that the list only shrinks.
-var kindComparisonsToRemove = map[string]string{
-	"internal/tools/calendar_write.go: a.Kind != caldav.KindName": "!kinds.Has(a.Kind, kinds.Calendar|kinds.Writes)",
-	"internal/tools/invite.go: a.Kind == caldav.KindName":         "kinds.Has(a.Kind, kinds.Calendar|kinds.Writes)",
-	"internal/tools/rules_push.go: a.Kind != imap.Kind.Name":      "!kinds.Has(a.Kind, kinds.Scripts)",
-}
+var kindComparisonsToRemove = map[string]string{}
 
 // kindComparisons finds, in one file, each comparison of a kind with a kind's name that is
 // not in the named kind's own package (internal/source/NAME/): an == or != of an account's

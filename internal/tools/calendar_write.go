@@ -36,6 +36,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
+	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/kit"
@@ -51,7 +52,7 @@ func (s *Service) writeAccount(ctx context.Context, c *store.Collection, what st
 		if a.Name != c.Account {
 			continue
 		}
-		if a.Kind != caldav.KindName {
+		if !kinds.Has(a.Kind, kinds.Calendar|kinds.Writes) {
 			return a, fmt.Errorf("the %s %s of account %s is a read-only folder of .ics files; postern writes only to CalDAV calendars and task lists", what, c.Name, c.Account)
 		}
 		if !c.Writable {

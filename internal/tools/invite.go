@@ -19,6 +19,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
+	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/kit"
@@ -226,7 +227,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *kit.Access, name *str
 	}
 	byName := map[string]config.Account{}
 	for _, a := range accts {
-		if a.Kind == caldav.KindName {
+		if kinds.Has(a.Kind, kinds.Calendar|kinds.Writes) {
 			byName[a.Name] = a
 		}
 	}

@@ -118,7 +118,7 @@ func (s *Service) sieveAccount(ctx context.Context, name string) (config.Account
 		if a.Name != n {
 			continue
 		}
-		if a.Kind != imap.Kind.Name {
+		if !kinds.Has(a.Kind, kinds.Scripts) {
 			noun := a.Kind
 			if k, ok := kinds.Lookup(a.Kind); ok {
 				noun = k.Noun
