@@ -16,6 +16,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/discover"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/server"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/status"
@@ -258,7 +259,7 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, e *emailFlags, name stri
 	if err != nil {
 		return err
 	}
-	if hasAccount(cfg, name) {
+	if server.HasAccount(cfg, name) {
 		return fmt.Errorf("an account named %q exists already; change it with postern account set %s, or choose another name", name, name)
 	}
 	if withEmail {
