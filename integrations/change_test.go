@@ -67,3 +67,21 @@ func TestChangeAsksAppliesAndRecords(t *testing.T) {
 		t.Fatalf("records after remove: %+v", recs)
 	}
 }
+
+// TestRowGrant: the SCOPES and ACCOUNTS columns of postern integrations list.
+func TestRowGrant(t *testing.T) {
+	for _, c := range []struct {
+		row             Row
+		scopes, account string
+	}{
+		{Row{}, "-", "-"},
+		{Row{HTTP: "http://127.0.0.1:8765/mcp", Registered: true}, "the server's at http://127.0.0.1:8765/mcp", "-"},
+		{Row{Registered: true, Recorded: true}, "from the configuration", "all"},
+		{Row{Registered: true, Recorded: true, Preset: "reader", Scopes: []string{"read", "read:bodies"}, Accounts: []string{"work", "home"}}, "reader (read,read:bodies)", "work,home"},
+		{Row{Registered: true, Scopes: []string{"read"}}, "read (not recorded)", "all"},
+	} {
+		if s, a := c.row.Grant(); s != c.scopes || a != c.account {
+			t.Errorf("%+v: %q, %q; want %q, %q", c.row, s, a, c.scopes, c.account)
+		}
+	}
+}

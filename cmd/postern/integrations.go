@@ -424,25 +424,7 @@ func (r *intRun) list(onlyFound bool) error {
 	fmt.Fprintln(tw, "HOST\tKIND\tFOUND\tREGISTERED\tSCOPES\tACCOUNTS\tCONFIGURATION")
 	yn := map[bool]string{true: "yes", false: "no"}
 	for _, row := range rows {
-		scopes, accts := "-", "-"
-		if row.HTTP != "" {
-			scopes = "the server's at " + row.HTTP
-		} else if row.Registered || row.Recorded {
-			scopes = strings.Join(row.Scopes, ",")
-			if scopes == "" {
-				scopes = "from the configuration"
-			}
-			if row.Preset != "" {
-				scopes = row.Preset + " (" + scopes + ")"
-			}
-			if !row.Recorded {
-				scopes += " (not recorded)"
-			}
-			accts = strings.Join(row.Accounts, ",")
-			if accts == "" {
-				accts = "all"
-			}
-		}
+		scopes, accts := row.Grant()
 		id := row.ID
 		if row.As != integrations.DefaultName || row.Scope != "user" {
 			id += " (" + row.As + ", " + row.Scope + ")"
