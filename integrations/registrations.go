@@ -146,6 +146,35 @@ type Row struct {
 	HTTP       string   `json:"http,omitempty"` // a URL entry's URL: the grant is that server's
 }
 
+// Grant is what the row's SCOPES and ACCOUNTS columns of postern integrations list say: "-"
+// for a host postern is not registered with, the server's URL for a URL entry, else the
+// preset and scopes ("from the configuration" when the entry passes none, "(not recorded)"
+// when setup never recorded it) and the accounts ("all" when the entry names none).
+func (row Row) Grant() (scopes, accounts string) {
+	scopes, accounts = "-", "-"
+	if row.HTTP != "" {
+		return "the server's at " + row.HTTP, accounts
+	}
+	if !row.Registered && !row.Recorded {
+		return scopes, accounts
+	}
+	scopes = strings.Join(row.Scopes, ",")
+	if scopes == "" {
+		scopes = "from the configuration"
+	}
+	if row.Preset != "" {
+		scopes = row.Preset + " (" + scopes + ")"
+	}
+	if !row.Recorded {
+		scopes += " (not recorded)"
+	}
+	accounts = strings.Join(row.Accounts, ",")
+	if accounts == "" {
+		accounts = "all"
+	}
+	return scopes, accounts
+}
+
 // Rows lists every host's registrations (targets says which), or with onlyFound those of the
 // hosts installed here that are not snippets: found or not, registered or not, and what each
 // passes (from its record, else read from the entry itself).

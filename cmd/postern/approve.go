@@ -15,24 +15,12 @@ import (
 
 	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
 // approvalQueue is where postern mcp holds commits for postern approve.
 func approvalQueue() *approval.Queue {
 	return &approval.Queue{Dir: filepath.Join(config.StateDir(), "approvals")}
-}
-
-// setupApprovals gives the registry its token store and the two ways a commit without
-// elicitation is approved: held for postern approve, or the host's prompt.
-func setupApprovals(reg *dispatch.Registry, watcher *config.Watcher, stderr io.Writer) error {
-	c, err := approval.ForServer(watcher.Get, approvalQueue(), func(line string) { fmt.Fprintln(stderr, "postern: "+line) })
-	if err != nil {
-		return err
-	}
-	reg.SetApprovals(c)
-	return nil
 }
 
 // approveLong is the help of postern approve: only sends are held today.

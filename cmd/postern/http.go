@@ -1,21 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/postern-mcp/postern/internal/mcp"
 	"github.com/postern-mcp/postern/internal/mcphttp"
+	"github.com/postern-mcp/postern/internal/server"
 )
 
 // httpFlags are postern mcp's flags for Streamable HTTP.
@@ -62,21 +57,5 @@ func cmdMCPHTTP(f *serverFlags, h *httpFlags, stderr io.Writer) error {
 		AnyHost: h.listenAny,
 		Stderr:  stderr,
 	})
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	select {
-	case err := <-served:
-		handler.Close()
-		return fmt.Errorf("serving HTTP: %w", err)
-	case <-sigs:
-	}
-	handler.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	srv.Shutdown(ctx)
-	return nil
+	return server.ServeHTTP(l, handler, handler.Close)
 }

@@ -424,25 +424,7 @@ func (r *intRun) list(onlyFound bool) error {
 	fmt.Fprintln(tw, "HOST\tKIND\tFOUND\tREGISTERED\tSCOPES\tACCOUNTS\tCONFIGURATION")
 	yn := map[bool]string{true: "yes", false: "no"}
 	for _, row := range rows {
-		scopes, accts := "-", "-"
-		if row.HTTP != "" {
-			scopes = "the server's at " + row.HTTP
-		} else if row.Registered || row.Recorded {
-			scopes = strings.Join(row.Scopes, ",")
-			if scopes == "" {
-				scopes = "from the configuration"
-			}
-			if row.Preset != "" {
-				scopes = row.Preset + " (" + scopes + ")"
-			}
-			if !row.Recorded {
-				scopes += " (not recorded)"
-			}
-			accts = strings.Join(row.Accounts, ",")
-			if accts == "" {
-				accts = "all"
-			}
-		}
+		scopes, accts := row.Grant()
 		id := row.ID
 		if row.As != integrations.DefaultName || row.Scope != "user" {
 			id += " (" + row.As + ", " + row.Scope + ")"
@@ -577,7 +559,7 @@ is how to change it.
 		}
 		var jobs []job
 		for _, h := range hs {
-			jobs = append(jobs, job{h, o, preset})
+			jobs = append(jobs, job{Host: h, Options: o, Preset: preset})
 			// Setup again is the way to change a grant: say so when it does.
 			now := integrations.NewRecord(h, o, preset, r.env.Project, time.Now())
 			for _, t := range r.targets(h) {
@@ -591,100 +573,21 @@ is how to change it.
 	return c
 }
 
-// job is one registration to set up, repair or remove: the host, the options, the preset
-// they came from ("" for none).
-type job struct {
-	h      *integrations.Host
-	o      *integrations.Options
-	preset string
-}
+// job is one registration to set up, repair or remove (integrations.Job).
+type job = integrations.Job
 
-// change plans the verb (setup, repair or remove) for each job, shows the plans (and, but for a
-// remove, what the agent will see), asks, applies them and keeps the records in step.
+// change carries out the verb (setup, repair or remove) for the jobs (integrations.Change),
+// showing and asking here.
 func (r *intRun) change(verb string, jobs []job) error {
-	type item struct {
-		p      *integrations.Plan
-		o      *integrations.Options
-		preset string
+	c := &integrations.Change{
+		Verb: verb, Env: r.env, Config: r.config, Out: r.out,
+		State:  filepath.Join(config.StateDir(), "integrations.json"),
+		DryRun: r.f.dryRun, JSON: r.f.asJSON,
+		Sees:      func(lines []string) { printAgentSees(r.out, lines) },
+		Confirm:   r.confirm,
+		WriteJSON: func(v any) error { return writeJSON(r.out, v) },
 	}
-	var items []item
-	var plans []*integrations.Plan
-	for _, j := range jobs {
-		var p *integrations.Plan
-		var err error
-		if verb == "remove" {
-			p, err = integrations.PlanRemove(j.h, r.env, j.o)
-		} else {
-			p, err = integrations.PlanSetup(j.h, r.env, j.o)
-		}
-		if err != nil {
-			return err
-		}
-		items = append(items, item{p, j.o, j.preset})
-		plans = append(plans, p)
-	}
-	show := func() {
-		for _, it := range items {
-			it.p.Describe(r.out)
-			if verb != "remove" {
-				printAgentSees(r.out, integrations.AgentSees(it.o, it.preset))
-			}
-		}
-	}
-	if r.f.dryRun {
-		if r.f.asJSON {
-			var out []any
-			for _, it := range items {
-				var sees []string
-				if verb != "remove" {
-					sees = integrations.AgentSees(it.o, it.preset)
-				}
-				out = append(out, it.p.JSON(sees))
-			}
-			return writeJSON(r.out, out)
-		}
-		show()
-		return nil
-	}
-	todo := false
-	for _, p := range plans {
-		todo = todo || !p.Current && !p.Manual && p.Host.Kind != "snippet"
-	}
-	if todo {
-		show()
-		if err := r.confirm(); err != nil {
-			return err
-		}
-	}
-	recPath := integrations.RecordPath(r.config)
-	state := filepath.Join(config.StateDir(), "integrations.json")
-	now := time.Now()
-	for _, it := range items {
-		if todo && it.p.Manual {
-			continue // its commands were shown with the plan
-		}
-		if err := integrations.Apply(context.Background(), it.p, state, r.out); err != nil {
-			return fmt.Errorf("%s: %w", it.p.Host.ID, err)
-		}
-		if !todo && verb != "remove" {
-			// Nothing to change, or a snippet: what the agent will see is still worth saying.
-			printAgentSees(r.out, integrations.AgentSees(it.o, it.preset))
-		}
-		if it.p.Manual || it.p.Host.Kind == "snippet" {
-			continue
-		}
-		var err error
-		if verb == "remove" {
-			err = integrations.DropRecord(recPath, it.p.Host.ID, it.o.Scope, it.o.Name, r.env.Project)
-		} else {
-			err = integrations.PutRecord(recPath, integrations.NewRecord(it.p.Host, it.o, it.preset, r.env.Project, now))
-		}
-		if err != nil {
-			return fmt.Errorf("%s was done, but %w", it.p.Host.ID, err)
-		}
-	}
-	done := map[string]string{"setup": "registered", "repair": "repaired", "remove": "removed"}[verb]
-	return integrations.ManualError(plans, done)
+	return c.Run(context.Background(), jobs)
 }
 
 func newIntDoctorCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
@@ -787,7 +690,7 @@ run setup again.`),
 					return err
 				}
 			}
-			jobs = append(jobs, job{t.Host, o, preset})
+			jobs = append(jobs, job{Host: t.Host, Options: o, Preset: preset})
 		}
 		return r.change("repair", jobs)
 	}
@@ -823,7 +726,7 @@ as it was, and a file host keeps a backup of its file.`),
 			if err := r.token(t.Options, false); err != nil { // masked in the file shown
 				return err
 			}
-			jobs = append(jobs, job{t.Host, t.Options, ""})
+			jobs = append(jobs, job{Host: t.Host, Options: t.Options})
 		}
 		return r.change("remove", jobs)
 	}

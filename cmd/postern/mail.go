@@ -6,17 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/mail"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/accountedit"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/discover"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/server"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/status"
@@ -69,130 +69,29 @@ func (f *accountFlags) register(cmd *cobra.Command) {
 
 // kindFlags are the flags that make an account of each kind on account add (--imap, --maildir)
 // that were given.
-func kindFlags(cmd *cobra.Command) []string {
-	var out []string
-	for _, k := range kinds.All() {
-		for _, kf := range k.Flags.Names() {
-			if cmd.Flags().Changed(kf.Name) {
-				out = append(out, "--"+kf.Name)
-				break // --caldav and --carddav make one account
-			}
-		}
-	}
-	return out
-}
+func kindFlags(cmd *cobra.Command) []string { return accountedit.KindFlags(cmd.Flags().Changed) }
 
-// apply sets the fields of a whose flags were given. On account add (a has no kind yet), the
-// flag that names a kind gives a its kind; a flag of another kind than a's is refused.
+// apply sets the fields of a whose flags were given (accountedit.ApplyKind, Common.Apply).
 func (f *accountFlags) apply(cmd *cobra.Command, a *config.Account) error {
-	fl := cmd.Flags()
-	given := fl.Changed
-	if a.Kind == "" {
-	find:
-		for _, k := range kinds.All() {
-			for _, kf := range k.Flags.Names() {
-				if given(kf.Name) {
-					a.Kind = k.Name
-					break find
-				}
-			}
-		}
-	}
-	k, known := kinds.Lookup(a.Kind)
-	if a.Kind != "" {
-		own := map[string]bool{}
-		for _, kf := range k.Flags.List {
-			own[kf.Name] = true
-		}
-		for _, other := range kinds.All() {
-			for _, kf := range other.Flags.List {
-				if given(kf.Name) && !own[kf.Name] {
-					return other.Flags.Foreign(kf.Name, a.Name, k.Noun)
-				}
-			}
-		}
-	}
-	if known {
-		if err := k.Flags.Apply(fl, a); err != nil {
-			return err
-		}
+	if err := accountedit.ApplyKind(cmd.Flags(), a); err != nil {
+		return err
 	}
 	if err := f.auth.apply(cmd, a); err != nil {
 		return err
 	}
-	set := func(flag string, p *string, v string) {
-		if given(flag) {
-			*p = v
-		}
-	}
-	set("address", &a.Address, f.address)
-	set("name", &a.DisplayName, strings.TrimSpace(f.display))
-	if given("ca-file") {
-		a.TLSCA = ""
-		if f.caFile != "" {
-			abs, err := filepath.Abs(f.caFile)
-			if err != nil {
-				return err
-			}
-			a.TLSCA = abs
-		}
-	}
-	list := func(flag string, p *[]string, v []string) {
-		if given(flag) {
-			*p = nil
-			for _, x := range v {
-				if x != "" { // --alias "" clears the list
-					*p = append(*p, x)
-				}
-			}
-		}
-	}
-	list("alias", &a.Aliases, f.aliases)
-	list("trust-authserv", &a.TrustedAuthServ, f.trusted)
-	return nil
+	c := accountedit.Common{Address: f.address, CAFile: f.caFile, Display: f.display, Aliases: f.aliases, Trusted: f.trusted}
+	return c.Apply(cmd.Flags().Changed, a)
 }
 
-// validateAccount says, naming the flag, what is wrong with an account about to be written.
+// validateAccount says, naming the flag, what is wrong with an account about to be written;
+// an account of no kind is a usage error.
 func validateAccount(a config.Account) error {
-	if err := config.ValidAccountName(a.Name); err != nil {
-		return err
+	err := accountedit.Validate(a)
+	var nk *accountedit.NoKind
+	if errors.As(err, &nk) {
+		return usagef("%s", err)
 	}
-	k, ok := kinds.Lookup(a.Kind)
-	if !ok {
-		var needs []string
-		for _, k := range kinds.All() {
-			needs = append(needs, k.Flags.Needs)
-		}
-		return usagef("give %s; run postern account add --help", kinds.List(needs, "or"))
-	}
-	if err := k.Flags.Validate(a); err != nil {
-		return err
-	}
-	bare := func(flag, v string) error {
-		if _, err := mail.ParseAddress(v); err != nil || strings.ContainsAny(v, "<>, ") {
-			return fmt.Errorf("--%s %q must be a bare address such as you@example.com", flag, v)
-		}
-		return nil
-	}
-	if a.Address != "" {
-		if err := bare("address", a.Address); err != nil {
-			return err
-		}
-	}
-	for _, al := range a.Aliases {
-		if err := bare("alias", al); err != nil {
-			return err
-		}
-	}
-	if err := config.ValidDisplayName(a.DisplayName); err != nil {
-		return fmt.Errorf("--name: %w", err)
-	}
-	if a.TLSCA != "" {
-		if _, err := config.LoadCA(a.TLSCA); err != nil {
-			return fmt.Errorf("--ca-file: %v; give the PEM file of the certificate authority that signed the server's certificate", err)
-		}
-	}
-	return nil
+	return err
 }
 
 // accountAddUse is the usage line of account add: one synopsis per kind.
@@ -360,7 +259,7 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, e *emailFlags, name stri
 	if err != nil {
 		return err
 	}
-	if hasAccount(cfg, name) {
+	if server.HasAccount(cfg, name) {
 		return fmt.Errorf("an account named %q exists already; change it with postern account set %s, or choose another name", name, name)
 	}
 	if withEmail {
@@ -373,14 +272,7 @@ func cmdAccountAdd(cmd *cobra.Command, f *accountFlags, e *emailFlags, name stri
 	if err != nil {
 		return err
 	}
-	if k.Flags.Check != nil && !f.noCheck {
-		if err := k.Flags.Check(cmd.Context(), nil, a, stdout); err != nil {
-			undo()
-			return fmt.Errorf("%w. Nothing was added; fix it, or add the account anyway with --no-check", err)
-		}
-	}
-	if err := config.AddAccount(f.config, a); err != nil {
-		undo()
+	if err := accountedit.Save(cmd.Context(), f.config, nil, a, f.noCheck, stdout, undo); err != nil {
 		return err
 	}
 	how := ""
@@ -430,14 +322,7 @@ func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	if err != nil {
 		return err
 	}
-	if k.Flags.Check != nil && !f.noCheck {
-		if err := k.Flags.Check(cmd.Context(), &old, a, stdout); err != nil {
-			undo()
-			return fmt.Errorf("%w. Nothing was changed; fix it, or change the account anyway with --no-check", err)
-		}
-	}
-	if err := config.SetAccount(f.config, a); err != nil {
-		undo()
+	if err := accountedit.Save(cmd.Context(), f.config, &old, a, f.noCheck, stdout, undo); err != nil {
 		return err
 	}
 	extra := ""
@@ -472,25 +357,9 @@ func cmdAccountList(cfgPath string, asJSON bool, stdout io.Writer) error {
 
 func cmdAccountRemove(cfgPath, name string, stdout io.Writer) error {
 	forget := secretsOf(cfgPath, name) // oauth.go
-	found, err := config.RemoveAccount(cfgPath, name)
+	found, n, err := accountedit.Remove(context.Background(), cfgPath, storePath(), name)
 	if err != nil {
 		return err
-	}
-	n := 0
-	if _, err := os.Stat(storePath()); err == nil {
-		st, err := store.Open(storePath())
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		lock, err := store.LockWriter(st.Path())
-		if err != nil {
-			return err
-		}
-		defer lock.Unlock()
-		if n, err = st.RemoveAccount(context.Background(), name); err != nil {
-			return err
-		}
 	}
 	if !found && n == 0 {
 		cfg, _ := config.Load(cfgPath)

@@ -10,20 +10,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/postern-mcp/postern/gen/catalog"
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/audit"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mcp"
-	syncrun "github.com/postern-mcp/postern/internal/sync"
+	"github.com/postern-mcp/postern/internal/server"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 	"github.com/spf13/cobra"
@@ -202,44 +198,11 @@ func (f *serverFlags) setup(stderr io.Writer) (*tools.Service, *dispatch.Registr
 		}
 	}
 	svc := &tools.Service{Version: postVersion(), Config: watcher, Only: f.accounts, StorePath: storePath(), SaveDir: f.saveDir}
-	// A sync lock the watch loop holds is waited for: its syncs are short.
-	svc.Sync = (&syncrun.Runner{StorePath: svc.StorePath, Tools: svc, Wait: 30 * time.Second}).Sync
-	reg, err := dispatch.New(svc)
+	reg, grant, err := server.Wire(svc, watcher, server.Options{Scopes: f.scopes, Accounts: f.accounts, Queue: approvalQueue(), Stderr: stderr, NoSuchAccount: noSuchAccount})
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	reg.SetAudit(audit.Open(config.StateDir(), time.Now))
-	if err := setupApprovals(reg, watcher, stderr); err != nil {
-		return nil, nil, nil, err
-	}
-	grant, err := dispatch.Granter(f.scopes, watcher.Get, func(scope string) {
-		fmt.Fprintln(stderr, "postern: "+dispatch.UnknownScopeWarning(scope))
-	})
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--scopes: %w", err)
-	}
-	if cfg, err := watcher.Get(); err != nil {
-		fmt.Fprintf(stderr, "postern: %s\n", termsafe.Text(err.Error()))
-	} else {
-		// An account that is not configured would show nothing, and an agent could
-		// not tell that from an empty mailbox: refuse to start instead.
-		for _, name := range f.accounts {
-			if !hasAccount(cfg, name) {
-				reg.Close()
-				return nil, nil, nil, fmt.Errorf("--account %s: %w", name, noSuchAccount(name, cfg))
-			}
-		}
 	}
 	return svc, reg, grant, nil
-}
-
-func hasAccount(cfg *config.Config, name string) bool {
-	for _, a := range cfg.Accounts {
-		if a.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func newMCPCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -280,15 +243,7 @@ func cmdMCP(f *serverFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer reg.Close() // the audit lines still queued
 	// A host usually ends a server by closing its input, but some send SIGTERM
 	// (or the terminal SIGINT/SIGHUP): the queued audit lines are written first.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	go func() {
-		if sig, ok := <-sigs; ok {
-			reg.Close()
-			os.Exit(128 + int(sig.(syscall.Signal)))
-		}
-	}()
+	defer server.CloseOnSignal(reg)()
 	defer startWatch(svc.Config, stderr)() // the store follows the servers while this runs
 	srv := mcp.New(mcp.Options{Registry: reg, Resources: svc, Grant: grant, Version: postVersion(), Stderr: stderr})
 	return srv.Serve(context.Background(), stdin, stdout)
