@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/postern-mcp/postern/internal/corpus"
-	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 func TestAccountCommands(t *testing.T) {

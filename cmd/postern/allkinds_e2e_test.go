@@ -16,9 +16,9 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/corpus"
-	"github.com/postern-mcp/postern/internal/davtest"
-	"github.com/postern-mcp/postern/internal/imaptest"
-	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
 )
 
 // planClient is the plan runner among the npm clients (testdata/clients/plan-client.mjs).

@@ -15,7 +15,7 @@ import (
 	"unicode"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 // attachmentCase is one attachment of the hostile message: the name its sender wrote, its

@@ -10,7 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/mcptest"
+	"github.com/postern-mcp/postern/internal/testing/mcptest"
 	"github.com/postern-mcp/postern/internal/toolwire"
 )
 

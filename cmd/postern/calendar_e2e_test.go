@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/davtest"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
 )
 
 // calendarWrite says whether a tool writes events or tasks (each is reversible, undone by mail_undo).

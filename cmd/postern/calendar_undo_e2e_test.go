@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/postern-mcp/postern/internal/davtest"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
 )
 
 // Every write either undoes exactly (issue 23, must-show 2): each calendar and task write,

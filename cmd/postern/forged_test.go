@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 // TestForgedMail: Authentication-Results from the trusted authserv-id saying

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/postern-mcp/postern/internal/imaptest"
-	"github.com/postern-mcp/postern/internal/mcptest"
-	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/mcptest"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
 )
 
 // binary is the real postern, built once for the end-to-end tests.

@@ -37,10 +37,10 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/davtest"
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/managesieve"
-	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
 )
 
 // The hijacked agent (issue 23, must-show 8). A mailbox, calendars, tasks, contacts and notes

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	pmcp "github.com/postern-mcp/postern/internal/mcp"
-	"github.com/postern-mcp/postern/internal/mcptest"
+	"github.com/postern-mcp/postern/internal/testing/mcptest"
 )
 
 // TestHTTPConcurrentStateless: 2026-07-28 requests sent at once, over kept-alive connections

@@ -24,7 +24,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	pmcp "github.com/postern-mcp/postern/internal/mcp"
-	"github.com/postern-mcp/postern/internal/mcptest"
+	"github.com/postern-mcp/postern/internal/testing/mcptest"
 )
 
 // httpServer is the real binary serving `postern mcp --http 127.0.0.1:0`.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/postern-mcp/postern/internal/davtest"
-	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
 )
 
 // inviteMessage is an iMIP REQUEST (RFC 6047) from organiser to the person: a text part and

@@ -11,9 +11,9 @@ import (
 
 	"github.com/zalando/go-keyring"
 
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/oauth"
-	"github.com/postern-mcp/postern/internal/testmsg"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/testmsg"
 )
 
 // In-process commands never reach the person's real keyring: tests that want one use the mock.

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/corpus"
-	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 // outsideWord is written only in files outside the Maildir. No tool answer

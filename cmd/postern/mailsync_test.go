@@ -17,7 +17,7 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/postern-mcp/postern/internal/corpus"
-	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 // imapHome is a throwaway HOME whose configuration has one IMAP account on the

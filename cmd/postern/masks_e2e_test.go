@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/postern-mcp/postern/internal/mask/masktest"
+	"github.com/postern-mcp/postern/internal/testing/masktest"
 )
 
 // caseKey names a case in letters only: a header value with digits would itself be masked

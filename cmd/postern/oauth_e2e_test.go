@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/imaptest"
-	"github.com/postern-mcp/postern/internal/oauthtest"
-	"github.com/postern-mcp/postern/internal/testmsg"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/oauthtest"
+	"github.com/postern-mcp/postern/internal/testing/testmsg"
 )
 
 // TestOAuth2Login: against a Dovecot whose oauth2 passdb asks a token server on 127.0.0.1,

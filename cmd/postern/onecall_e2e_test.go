@@ -21,7 +21,7 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/sieve"
-	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
 )
 
 // A pair costs one tool where the person can be asked (issue 24, must-show 3): with a client

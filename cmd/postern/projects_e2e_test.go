@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/davtest"
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/source/notes"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 // The one-word test of issue 17: a closed project holds a message and its thread, an

@@ -18,10 +18,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/managesieve"
 	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/sieve"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 // The rules on the server (issue 15, must-show 5), through the real binary:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/postern-mcp/postern/internal/davtest"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
 )
 
 // secretParts are secrets the fixtures below hold, each with the parts of it a hijacked

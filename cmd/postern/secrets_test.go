@@ -13,7 +13,7 @@ import (
 	"unicode"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 // secretMessages carry secrets that must never reach an agent, a log or the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
 )
 
 // TestSendAllowList: with [send] allow set, every send path refuses a recipient

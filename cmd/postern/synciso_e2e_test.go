@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/postern-mcp/postern/internal/davtest"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
 )
 
 // The stranger's invitation of must-show 3: BEL, VT and ESC in its SUMMARY, which the

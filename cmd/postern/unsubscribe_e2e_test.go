@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/mailparse"
-	"github.com/postern-mcp/postern/internal/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
 )
 
 // listServer is a list's web server on 127.0.0.1 that counts the requests it gets.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/postern-mcp/postern/internal/clean"
 	"github.com/postern-mcp/postern/internal/mask"
-	"github.com/postern-mcp/postern/internal/mask/masktest"
+	"github.com/postern-mcp/postern/internal/testing/masktest"
 )
 
 // digitsOf keeps the letters and digits of s, every digit form as its ASCII digit, upper-cased:

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/postern-mcp/postern/internal/mask"
-	"github.com/postern-mcp/postern/internal/mask/masktest"
+	"github.com/postern-mcp/postern/internal/testing/masktest"
 )
 
 // FuzzApply checks, for any subject and body: no panic, valid UTF-8 in gives valid UTF-8 out,

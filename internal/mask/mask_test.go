@@ -7,7 +7,7 @@ import (
 	"unicode"
 
 	"github.com/postern-mcp/postern/internal/mask"
-	"github.com/postern-mcp/postern/internal/mask/masktest"
+	"github.com/postern-mcp/postern/internal/testing/masktest"
 )
 
 // filler is text without a digit, to push a code far down a body.

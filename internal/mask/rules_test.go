@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/postern-mcp/postern/internal/mask"
-	"github.com/postern-mcp/postern/internal/mask/masktest"
+	"github.com/postern-mcp/postern/internal/testing/masktest"
 )
 
 var updateRules = flag.Bool("update-rules", false, "write testdata/rules.golden from the masks' output")

@@ -18,7 +18,7 @@ import (
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/jsonrpc"
 	"github.com/postern-mcp/postern/internal/mcp"
-	"github.com/postern-mcp/postern/internal/mcptest"
+	"github.com/postern-mcp/postern/internal/testing/mcptest"
 )
 
 // fake is a tiny set of handlers: status reports the call's CallInfo,

@@ -17,7 +17,7 @@ import (
 	"github.com/postern-mcp/postern/internal/approval"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mcp"
-	"github.com/postern-mcp/postern/internal/mcptest"
+	"github.com/postern-mcp/postern/internal/testing/mcptest"
 )
 
 // The endpoint is driven over real HTTP (httptest) in front of the real mcp.Server and

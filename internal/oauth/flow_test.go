@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/postern-mcp/postern/internal/oauthtest"
+	"github.com/postern-mcp/postern/internal/testing/oauthtest"
 )
 
 // authorizeHeadless runs Authorize against as, visiting the printed address as a browser would.

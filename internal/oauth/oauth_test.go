@@ -11,7 +11,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/oauthtest"
+	"github.com/postern-mcp/postern/internal/testing/oauthtest"
 )
 
 func account(as *oauthtest.Server) config.Account {

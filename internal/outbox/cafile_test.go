@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/postern-mcp/postern/internal/smtptest"
-	"github.com/postern-mcp/postern/internal/testmsg"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/testmsg"
 )
 
 // TestSendTrustsCAFile: an account's tls_ca (CAFile) is what makes the test

@@ -17,8 +17,8 @@ import (
 
 	"github.com/emersion/go-smtp"
 
-	"github.com/postern-mcp/postern/internal/smtptest"
-	"github.com/postern-mcp/postern/internal/testmsg"
+	"github.com/postern-mcp/postern/internal/testing/smtptest"
+	"github.com/postern-mcp/postern/internal/testing/testmsg"
 )
 
 func TestMain(m *testing.M) {

@@ -11,9 +11,9 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/search"
 	imapsrc "github.com/postern-mcp/postern/internal/source/imap"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 func TestMain(m *testing.M) { os.Exit(imaptest.Run(m)) }

@@ -14,7 +14,7 @@ import (
 // finds only what its answer shows. Searched names each such column and what fills it,
 // NamesCompared the names compared in Go; TestSearchedColumns checks that the lists name
 // every FTS5 table's columns and every column a query of this package reads with LIKE, instr
-// or GLOB, and that no column of Searched holds more of a secret of internal/mask/masktest
+// or GLOB, and that no column of Searched holds more of a secret of internal/testing/masktest
 // than the answers show, once those cases are stored as mail, notes and contacts.
 
 // SearchedColumn is one column a search reads, and what fills it.

@@ -19,11 +19,11 @@ import (
 	"github.com/postern-mcp/postern/internal/answer"
 	"github.com/postern-mcp/postern/internal/contact"
 	"github.com/postern-mcp/postern/internal/mask"
-	"github.com/postern-mcp/postern/internal/mask/masktest"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/testing/masktest"
 )
 
 func declared(cols ...[]store.SearchedColumn) map[string]bool {
@@ -190,7 +190,7 @@ func check(t *testing.T, rows []row) map[string]int {
 	return hidden
 }
 
-// TestSearchedColumnsMasked stores every masked case of internal/mask/masktest as a message
+// TestSearchedColumnsMasked stores every masked case of internal/testing/masktest as a message
 // (subject, body, sender name, attachment name), a note and a contact (name, organisation,
 // title), through the functions a sync uses, then reads every column of store.Searched back
 // (the FTS5 indexes through fts5vocab, word by word in order) and fails on any three

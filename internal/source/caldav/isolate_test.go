@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/postern-mcp/postern/internal/davtest"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
 )
 
 // eventStranger is an invitation whose SUMMARY holds a raw BEL, VT and ESC: characters XML

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/davtest"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/testing/davtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(davtest.Run(m)) }

@@ -11,9 +11,9 @@ import (
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
 
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/source"
-	"github.com/postern-mcp/postern/internal/testmsg"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/testmsg"
 )
 
 // Capabilities of the restricted servers: Dovecot's own list less MOVE (and UIDPLUS).

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/source"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 // hostileRaw is a message with raw NUL, BEL and ESC bytes in its header and body and broken

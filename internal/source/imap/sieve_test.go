@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 func sieveAccount(t *testing.T, u *imaptest.User, tlsMode, password string) Account {

@@ -11,10 +11,10 @@ import (
 	"github.com/emersion/go-imap/v2"
 
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
-	"github.com/postern-mcp/postern/internal/testmsg"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
+	"github.com/postern-mcp/postern/internal/testing/testmsg"
 )
 
 // configured is u as a person configures it: the password comes from a password command.

@@ -17,9 +17,9 @@ import (
 	"github.com/emersion/go-message/charset"
 
 	"github.com/postern-mcp/postern/internal/corpus"
-	"github.com/postern-mcp/postern/internal/imaptest"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/testing/imaptest"
 )
 
 func TestMain(m *testing.M) { os.Exit(imaptest.Run(m)) }

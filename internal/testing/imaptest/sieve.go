@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/postern-mcp/postern/internal/testservice"
+	"github.com/postern-mcp/postern/internal/testing/testservice"
 )
 
 // The env lines .ci/dovecot start prints when Pigeonhole is installed.

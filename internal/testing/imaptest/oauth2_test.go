@@ -6,7 +6,7 @@ import (
 	"github.com/emersion/go-imap/v2/imapclient"
 
 	"github.com/postern-mcp/postern/internal/oauth"
-	"github.com/postern-mcp/postern/internal/oauthtest"
+	"github.com/postern-mcp/postern/internal/testing/oauthtest"
 )
 
 // The oauth2 passdb takes a token the authorization server says is active, by either

@@ -35,7 +35,7 @@ import (
 
 	"github.com/emersion/go-imap/v2/imapclient"
 
-	"github.com/postern-mcp/postern/internal/testservice"
+	"github.com/postern-mcp/postern/internal/testing/testservice"
 )
 
 // Server is a running Dovecot instance.

@@ -27,7 +27,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/postern-mcp/postern/internal/testservice"
+	"github.com/postern-mcp/postern/internal/testing/testservice"
 )
 
 // Server is a running CalDAV/CardDAV server.

@@ -14,15 +14,15 @@ import (
 // TestOnlyTestsImport: no non-test file of the module imports a test-only helper package.
 func TestOnlyTestsImport(t *testing.T) {
 	helpers := map[string]bool{
-		"github.com/postern-mcp/postern/internal/mcptest": true,
-		"github.com/postern-mcp/postern/internal/testmsg": true,
+		"github.com/postern-mcp/postern/internal/testing/mcptest": true,
+		"github.com/postern-mcp/postern/internal/testing/testmsg": true,
 	}
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("the module root is not two folders up: %v", err)
+		t.Fatalf("the module root is not three folders up: %v", err)
 	}
 	fset := token.NewFileSet()
 	files := 0

@@ -35,7 +35,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/postern-mcp/postern/internal/testservice"
+	"github.com/postern-mcp/postern/internal/testing/testservice"
 )
 
 // Server is a running pair of Mailpit instances sharing one user and one certificate.
