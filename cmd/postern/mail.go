@@ -16,6 +16,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/discover"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/oauth"
 	"github.com/postern-mcp/postern/internal/server"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
@@ -356,7 +357,7 @@ func cmdAccountList(cfgPath string, asJSON bool, stdout io.Writer) error {
 }
 
 func cmdAccountRemove(cfgPath, name string, stdout io.Writer) error {
-	forget := secretsOf(cfgPath, name) // oauth.go
+	forget := oauth.Forget(cfgPath, name)
 	found, n, err := accountedit.Remove(context.Background(), cfgPath, storePath(), name)
 	if err != nil {
 		return err
