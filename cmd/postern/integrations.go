@@ -539,27 +539,16 @@ postern) is checked against its own flags, and doctor says so.`),
 		if err != nil {
 			return err
 		}
-		named := len(hs) > 0
-		if !named {
-			hs = integrations.Hosts()
-		}
-		var reports []integrations.Report
-		ok := true
-		for _, h := range hs {
-			for _, t := range r.targets(h) {
-				o := t.Options
-				if err := r.token(o, false); err != nil {
-					return err
-				}
-				if o.HTTP == "" && (t.Record == nil || o.Binary == "") {
-					if o.Binary, err = r.binary(); err != nil {
-						return err
-					}
-				}
-				rep := integrations.Doctor(context.Background(), h, r.env, o, t.Record, named || t.Record != nil, func(string) string { return integrations.RepairCommand(t, r.config) })
-				reports = append(reports, rep)
-				ok = ok && rep.OK
+		reports, ok, err := integrations.DoctorAll(context.Background(), hs, r.env, r.config, r.targets, func(t integrations.Target) error {
+			o := t.Options
+			err := r.token(o, false)
+			if err == nil && o.HTTP == "" && (t.Record == nil || o.Binary == "") {
+				o.Binary, err = r.binary()
 			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
 		if f.asJSON {
 			if err := writeJSON(stdout, map[string]any{"ok": ok, "hosts": reports}); err != nil {
