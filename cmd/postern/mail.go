@@ -290,15 +290,9 @@ func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	if err != nil {
 		return err
 	}
-	var a config.Account
-	found := false
-	for _, x := range cfg.Accounts {
-		if x.Name == name {
-			a, found = x, true
-		}
-	}
-	if !found {
-		return noSuchAccount(name, cfg)
+	a, err := accountedit.Find(cfg, name)
+	if err != nil {
+		return err
 	}
 	var changed []string
 	cmd.Flags().Visit(func(fl *pflag.Flag) {

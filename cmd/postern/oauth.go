@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/postern-mcp/postern/internal/accountedit"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/oauth"
 	"github.com/postern-mcp/postern/internal/source/imap"
@@ -144,15 +145,9 @@ saved in the account. No tool can start, see or change any of this.`,
 			if err != nil {
 				return err
 			}
-			var a config.Account
-			found := false
-			for _, x := range cfg.Accounts {
-				if x.Name == args[0] {
-					a, found = x, true
-				}
-			}
-			if !found {
-				return noSuchAccount(args[0], cfg)
+			a, err := accountedit.Find(cfg, args[0])
+			if err != nil {
+				return err
 			}
 			if !kinds.Has(a.Kind, kinds.OAuth) {
 				return fmt.Errorf("account %s is not an IMAP account, and only IMAP accounts log in with OAuth2", a.Name)
