@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/dispatch"
@@ -145,4 +146,36 @@ func RepairJob(t Target, e *Env) Job {
 		o = OptionsFromEntry(cur, o)
 	}
 	return Job{Host: t.Host, Options: o, Preset: preset}
+}
+
+// LookupHosts are the hosts named by ids; an unknown one is a UsageError naming the nearest
+// and every host.
+func LookupHosts(ids []string) ([]*Host, error) {
+	var out []*Host
+	for _, id := range ids {
+		h, err := Find(id)
+		if err != nil {
+			msg := fmt.Sprintf("there is no host %q", id)
+			if near := search.Nearest(id, IDs()); len(near) > 0 {
+				msg += "; did you mean " + strings.Join(near, " or ") + "?"
+			}
+			return nil, &UsageError{fmt.Sprintf("%s; the hosts are %s (postern integrations list)", msg, strings.Join(IDs(), ", "))}
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// GrantChanges are the sentences that say setup again changes the grant setup recorded for h
+// (setup again is the way to change a grant): one per recorded registration of h among
+// targets that the new one, now, replaces with another grant.
+func GrantChanges(h *Host, o *Options, preset, project string, targets []Target, at time.Time) []string {
+	now := NewRecord(h, o, preset, project, at)
+	var out []string
+	for _, t := range targets {
+		if t.Record != nil && t.Record.Is(h.ID, o.Scope, o.Name, project) && t.Record.Describe() != now.Describe() {
+			out = append(out, fmt.Sprintf("%s: this changes the grant setup recorded, %s, to %s.", h.ID, t.Record.Describe(), now.Describe()))
+		}
+	}
+	return out
 }

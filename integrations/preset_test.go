@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/postern-mcp/postern/generated"
 )
@@ -125,5 +126,43 @@ func TestToken(t *testing.T) {
 	o2 := &Options{}
 	if made, err := Token(o2, false); err != nil || made || o2.Token != o.Token {
 		t.Fatalf("reading it back: made %v, %q != %q, %v", made, o2.Token, o.Token, err)
+	}
+}
+
+// A mistyped host is a usage error naming the nearest and every host.
+func TestLookupHosts(t *testing.T) {
+	hs, err := LookupHosts([]string{"cursor", "codex"})
+	if err != nil || len(hs) != 2 || hs[0].ID != "cursor" || hs[1].ID != "codex" {
+		t.Fatalf("known hosts: %v %v", hs, err)
+	}
+	_, err = LookupHosts([]string{"cursor", "curser"})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "did you mean cursor?") || !strings.Contains(ue.Msg, strings.Join(IDs(), ", ")) {
+		t.Fatalf("a typo: %v", err)
+	}
+}
+
+// Setup again says when it changes the grant recorded, and says nothing when it does not.
+func TestGrantChanges(t *testing.T) {
+	e := testEnv(t)
+	h := mustHost(t, "cursor")
+	o := testOptions(e, "/bin/postern")
+	o.Scopes = generated.ScopeRead
+	rec := NewRecord(h, o, "", e.Project, time.Now())
+	targets := []Target{{Host: h, Options: o, Record: &rec}}
+	if got := GrantChanges(h, o, "", e.Project, targets, time.Now()); len(got) != 0 {
+		t.Fatalf("the same grant: %v", got)
+	}
+	p := generated.Presets[0]
+	o2 := testOptions(e, "/bin/postern")
+	o2.Scopes = strings.Join(p.Scopes, ",")
+	got := GrantChanges(h, o2, p.Name, e.Project, targets, time.Now())
+	if len(got) != 1 || !strings.Contains(got[0], "cursor: this changes the grant setup recorded") || !strings.Contains(got[0], "preset "+p.Name) {
+		t.Fatalf("another grant: %v", got)
+	}
+	other := testOptions(e, "/bin/postern")
+	other.Name = "elsewhere"
+	if got := GrantChanges(h, other, p.Name, e.Project, targets, time.Now()); len(got) != 0 {
+		t.Fatalf("another registration's record: %v", got)
 	}
 }

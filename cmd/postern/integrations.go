@@ -164,21 +164,18 @@ func (f *intFlags) openHosts(cmd *cobra.Command, stdin io.Reader, stdout io.Writ
 	return r, hs, err
 }
 
-// hosts are the hosts named by args; an unknown one is a usage error naming the nearest.
+// hosts are the hosts named by args (integrations.LookupHosts).
 func (r *intRun) hosts(args []string) ([]*integrations.Host, error) {
-	var out []*integrations.Host
-	for _, id := range args {
-		h, err := integrations.Find(id)
-		if err != nil {
-			msg := fmt.Sprintf("there is no host %q", id)
-			if near := nearest(id, integrations.IDs()); len(near) > 0 {
-				msg += "; did you mean " + strings.Join(near, " or ") + "?"
-			}
-			return nil, usagef("%s; the hosts are %s (postern integrations list)", msg, strings.Join(integrations.IDs(), ", "))
-		}
-		out = append(out, h)
+	hs, err := integrations.LookupHosts(args)
+	return hs, usageOf(err)
+}
+
+// usageOf says an integrations.UsageError as a usage error of the command line.
+func usageOf(err error) error {
+	if ue := (*integrations.UsageError)(nil); errors.As(err, &ue) {
+		return usagef("%s", ue.Msg)
 	}
-	return out, nil
+	return err
 }
 
 // base are the options the flags give, before any grant.
@@ -192,10 +189,7 @@ func (r *intRun) grant(o *integrations.Options) (string, error) {
 		return "", usagef("--preset and --scopes cannot go together: a preset is a list of scopes; pick one; %s", helpHint(r.cmd))
 	}
 	name, err := integrations.SetGrant(o, r.f.preset, r.f.scopes)
-	if ue := (*integrations.UsageError)(nil); errors.As(err, &ue) {
-		return "", usagef("%s", ue.Msg)
-	}
-	return name, err
+	return name, usageOf(err)
 }
 
 // confirm asks before changing anything; no terminal and no --yes is a refusal too.
@@ -487,12 +481,8 @@ is how to change it.
 		var jobs []job
 		for _, h := range hs {
 			jobs = append(jobs, job{Host: h, Options: o, Preset: preset})
-			// Setup again is the way to change a grant: say so when it does.
-			now := integrations.NewRecord(h, o, preset, r.env.Project, time.Now())
-			for _, t := range r.targets(h) {
-				if t.Record != nil && t.Record.Is(h.ID, o.Scope, o.Name, r.env.Project) && t.Record.Describe() != now.Describe() {
-					fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf("%s: this changes the grant setup recorded, %s, to %s.", h.ID, t.Record.Describe(), now.Describe())))
-				}
+			for _, l := range integrations.GrantChanges(h, o, preset, r.env.Project, r.targets(h), time.Now()) {
+				fmt.Fprintln(stdout, termsafe.Line(l))
 			}
 		}
 		return r.change("setup", jobs)
