@@ -335,3 +335,26 @@ func expectedTools(args []string) int {
 	}
 	return n
 }
+
+// DoctorAll checks every registration of the hosts hs (every host, when hs is empty), as
+// targets lists them, each after prepare has filled what its options need from this machine
+// (the token, the binary); ok is false when any check failed. A host named in hs is checked
+// even when it holds no record.
+func DoctorAll(ctx context.Context, hs []*Host, e *Env, cfgPath string, targets func(*Host) []Target, prepare func(Target) error) (reports []Report, ok bool, err error) {
+	named := len(hs) > 0
+	if !named {
+		hs = Hosts()
+	}
+	ok = true
+	for _, h := range hs {
+		for _, t := range targets(h) {
+			if err := prepare(t); err != nil {
+				return nil, false, err
+			}
+			rep := Doctor(ctx, h, e, t.Options, t.Record, named || t.Record != nil, func(string) string { return RepairCommand(t, cfgPath) })
+			reports = append(reports, rep)
+			ok = ok && rep.OK
+		}
+	}
+	return reports, ok, nil
+}

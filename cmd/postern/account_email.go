@@ -8,15 +8,15 @@ import (
 	"strings"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/accountedit"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/discover"
-	"github.com/postern-mcp/postern/internal/source/imap"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
 // imapFlag is the flag that names an IMAP account (--imap), which --email fills.
-var imapFlag = imap.Kind.Flags.Names()[0].Name
+var imapFlag = accountedit.ImapFlag
 
 // emailFlags are account add's discovery flags: --email finds the servers (generated/docs/
 // providers.md), --provider names a row of the providers table instead of the address's domain,
@@ -38,63 +38,13 @@ func (e *emailFlags) register(cmd *cobra.Command) {
 	cmd.RegisterFlagCompletionFunc("provider", cobra.FixedCompletions(ids, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// fromEmail fills a from what was found for --email, leaving every field whose flag was given
-// (the flags are applied afterwards and win). It returns what was found, nil when the flags
-// name both servers and nothing was looked up.
+// fromEmail fills a from what was found for --email (accountedit.FromEmail).
 func (e *emailFlags) fromEmail(cmd *cobra.Command, a *config.Account) (*discover.Found, error) {
-	given := cmd.Flags().Changed
-	if chosen := kindFlags(cmd); len(chosen) > 0 && chosen[0] != "--"+imapFlag {
-		return nil, usagef("--email finds IMAP and SMTP servers; it does not go with %s", chosen[0])
+	found, err := accountedit.FromEmail(cmd.Context(), e.email, e.provider, cmd.Flags().Changed, a)
+	if u := (*accountedit.Usage)(nil); errors.As(err, &u) {
+		return nil, usagef("%s", u)
 	}
-	if _, _, err := discover.Split(e.email); err != nil {
-		return nil, usagef("%v", err)
-	}
-	var found *discover.Found
-	switch {
-	case given("provider"):
-		p := discover.Provider(e.provider)
-		if p == nil {
-			ids := make([]string, len(generated.Providers))
-			for i, p := range generated.Providers {
-				ids[i] = p.ID
-			}
-			return nil, usagef("%s", withSuggestion(fmt.Sprintf("no provider %q in the providers table", e.provider), nearest(e.provider, ids), "the ids are "+strings.Join(ids, ", ")))
-		}
-		found = discover.FromProvider(p, e.email)
-	case given(imapFlag) && given("smtp"):
-	default:
-		opt, err := discover.EnvOptions()
-		if err != nil {
-			return nil, err
-		}
-		f, _, err := discover.Lookup(cmd.Context(), e.email, opt)
-		var nf *discover.NotFoundError
-		switch {
-		case errors.As(err, &nf) && given(imapFlag):
-		case errors.As(err, &nf):
-			return nil, fmt.Errorf("%s; pass the servers from your provider's help pages: --imap HOST:PORT --tls implicit|starttls and, to send, --smtp HOST:PORT --smtp-tls implicit|starttls", termsafe.Line(nf.Error()))
-		case err != nil:
-			return nil, err
-		}
-		found = f
-	}
-	a.Kind = imap.KindName
-	a.User = e.email
-	if found != nil {
-		if !given(imapFlag) {
-			a.Server, a.TLS, a.User = found.IMAP.Addr(), found.IMAP.TLS, found.IMAP.User
-		}
-		if found.SMTP != nil && !given("smtp") {
-			a.SMTP, a.SMTPTLS = found.SMTP.Addr(), found.SMTP.TLS
-			if found.SMTP.User != a.User {
-				a.SMTPUser = found.SMTP.User
-			}
-		}
-	}
-	if !given("address") {
-		a.Address = e.email
-	}
-	return found, nil
+	return found, err
 }
 
 // showFound prints what account add --email will save and where each part came from.

@@ -6,13 +6,13 @@ package main
 // nearest-name suggestions used for commands, flags and account names.
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/postern-mcp/postern/internal/accountedit"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/search"
 )
@@ -183,24 +183,9 @@ func withSuggestion(msg string, near []string, then string) string {
 	return msg + "; did you mean " + strings.Join(near, " or ") + "? " + strings.ToUpper(then[:1]) + then[1:]
 }
 
-// noSuchAccount is the error for an account name the configuration lacks:
-// it names the nearest ones, or says how to add one when there is none.
-func noSuchAccount(name string, cfg *config.Config) error {
-	if cfg == nil || len(cfg.Accounts) == 0 {
-		return errors.New("no account is configured; add one with postern account add NAME --imap HOST:PORT --user USER --password-cmd CMD (or --maildir PATH)")
-	}
-	names := make([]string, len(cfg.Accounts))
-	for i, a := range cfg.Accounts {
-		names[i] = a.Name
-	}
-	msg := fmt.Sprintf("there is no account named %q", name)
-	if near := nearest(name, names); len(near) > 0 {
-		msg += "; did you mean " + strings.Join(near, " or ") + "?"
-	} else {
-		msg += "."
-	}
-	return fmt.Errorf("%s The accounts are: %s (postern account list shows them)", msg, strings.Join(names, ", "))
-}
+// noSuchAccount is the error for an account name the configuration lacks
+// (accountedit.NoSuchAccount).
+var noSuchAccount = accountedit.NoSuchAccount
 
 // completeAccounts completes account names from the configuration that the
 // command's --config flag names.

@@ -328,29 +328,17 @@ func projectTie(cfgPath, id, ref string, add bool, stdout io.Writer) error {
 		return err
 	}
 	line := func(format string, args ...any) { fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf(format, args...))) }
-	if !add {
-		// A note's path is matched case-insensitively: untie the tie as written.
-		for _, t := range p.Ties {
-			if t != tie && strings.HasPrefix(tie, "note:") && strings.EqualFold(t, tie) {
-				tie = t
-			}
-		}
-		if err := projects.RemoveTie(path, p.ID, tie); err != nil {
-			return err
-		}
-		line("project %s: untied %s%s", p.ID, tie, from)
-		return nil
-	}
-	for _, t := range p.Ties {
-		if t == tie {
-			line("project %s: %s was tied already; nothing changed", p.ID, tie)
-			return nil
-		}
-	}
-	if err := projects.AddTie(path, p.ID, tie); err != nil {
+	tie, changed, err := projects.SetTie(path, p, tie, add)
+	switch {
+	case err != nil:
 		return err
+	case !changed:
+		line("project %s: %s was tied already; nothing changed", p.ID, tie)
+	case add:
+		line("project %s: tied %s%s", p.ID, tie, from)
+	default:
+		line("project %s: untied %s%s", p.ID, tie, from)
 	}
-	line("project %s: tied %s%s", p.ID, tie, from)
 	return nil
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/sieve"
-	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/postern-mcp/postern/internal/tools"
 )
@@ -248,16 +247,9 @@ func setRuleState(cfgPath, name, to string, stdin io.Reader, stdout io.Writer) e
 	}
 	fmt.Fprintf(stdout, "Rule %s is %s.\n", termsafe.Line(fmt.Sprintf("%q", r.Name)), to)
 	// A rule pushed to a server keeps running there until the script is pushed again.
-	if _, err := os.Stat(storePath()); err == nil && to != rules.Enabled {
-		if st, err := store.Open(storePath()); err == nil {
-			defer st.Close()
-			if cfg, err := config.Load(cfgPath); err == nil {
-				for _, a := range cfg.Accounts {
-					if rules.OnServer(context.Background(), st, a.Name, r, rules.Pushed(rules.Path(cfgPath))) {
-						fmt.Fprintf(stdout, "It still runs on the mail server of %s: run postern rules push %s to take it off there.\n", termsafe.Line(a.Name), termsafe.Line(a.Name))
-					}
-				}
-			}
+	if to != rules.Enabled {
+		for _, a := range rules.StillOnServer(context.Background(), cfgPath, storePath(), r) {
+			fmt.Fprintf(stdout, "It still runs on the mail server of %s: run postern rules push %s to take it off there.\n", termsafe.Line(a), termsafe.Line(a))
 		}
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -24,7 +23,6 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/integrations"
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
@@ -63,7 +61,7 @@ func presetsHelp() string {
 			def = " (offered first)"
 		}
 		fmt.Fprintf(&b, "  %-10s %s%s\n", p.Name, strings.Join(p.Scopes, ","), def)
-		for _, l := range wrapWords(p.Line+untooledNote(p.Untooled), 80-13) {
+		for _, l := range wrapWords(p.Line+integrations.UntooledNote(p.Untooled), 80-13) {
 			fmt.Fprintf(&b, "  %-10s %s\n", "", l)
 		}
 	}
@@ -85,13 +83,6 @@ func wrapWords(s string, width int) []string {
 		line += w
 	}
 	return append(lines, line)
-}
-
-func untooledNote(scopes []string) string {
-	if len(scopes) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(scopes, ", ") + ": no tool yet)"
 }
 
 // stdinIsTerminal says whether there is a person to ask: standard input is a terminal (not
@@ -173,21 +164,18 @@ func (f *intFlags) openHosts(cmd *cobra.Command, stdin io.Reader, stdout io.Writ
 	return r, hs, err
 }
 
-// hosts are the hosts named by args; an unknown one is a usage error naming the nearest.
+// hosts are the hosts named by args (integrations.LookupHosts).
 func (r *intRun) hosts(args []string) ([]*integrations.Host, error) {
-	var out []*integrations.Host
-	for _, id := range args {
-		h, err := integrations.Find(id)
-		if err != nil {
-			msg := fmt.Sprintf("there is no host %q", id)
-			if near := nearest(id, integrations.IDs()); len(near) > 0 {
-				msg += "; did you mean " + strings.Join(near, " or ") + "?"
-			}
-			return nil, usagef("%s; the hosts are %s (postern integrations list)", msg, strings.Join(integrations.IDs(), ", "))
-		}
-		out = append(out, h)
+	hs, err := integrations.LookupHosts(args)
+	return hs, usageOf(err)
+}
+
+// usageOf says an integrations.UsageError as a usage error of the command line.
+func usageOf(err error) error {
+	if ue := (*integrations.UsageError)(nil); errors.As(err, &ue) {
+		return usagef("%s", ue.Msg)
 	}
-	return out, nil
+	return err
 }
 
 // base are the options the flags give, before any grant.
@@ -197,72 +185,11 @@ func (r *intRun) base() *integrations.Options {
 
 // grant reads --preset and --scopes into o; it returns the preset's name ("" for none).
 func (r *intRun) grant(o *integrations.Options) (string, error) {
-	preset, scopes := r.f.preset, r.f.scopes
-	if preset != "" && scopes != "" {
+	if r.f.preset != "" && r.f.scopes != "" {
 		return "", usagef("--preset and --scopes cannot go together: a preset is a list of scopes; pick one; %s", helpHint(r.cmd))
 	}
-	if preset != "" {
-		p, err := findPreset(preset)
-		if err != nil {
-			return "", err
-		}
-		o.Scopes = strings.Join(p.Scopes, ",")
-		return p.Name, nil
-	}
-	if scopes != "" {
-		if _, err := dispatch.ParseGrant(scopes); err != nil {
-			return "", usagef("--scopes: %v", err)
-		}
-		o.Scopes = scopes
-	}
-	return "", nil
-}
-
-func findPreset(name string) (*generated.PresetSpec, error) {
-	var names []string
-	for i, p := range generated.Presets {
-		if p.Name == name {
-			return &generated.Presets[i], nil
-		}
-		names = append(names, p.Name)
-	}
-	msg := fmt.Sprintf("there is no preset %q", name)
-	if near := nearest(name, names); len(near) > 0 {
-		msg += "; did you mean " + strings.Join(near, " or ") + "?"
-	}
-	return nil, usagef("%s; the presets are %s (postern integrations setup --help says what each gives)", msg, strings.Join(names, ", "))
-}
-
-// askPreset asks which preset to grant, offering def first; an empty answer takes it.
-func (r *intRun) askPreset(def string) (*generated.PresetSpec, error) {
-	fmt.Fprintln(r.out, "Which grant should the agent have?")
-	for i, p := range generated.Presets {
-		mark := ""
-		if p.Name == def {
-			mark = " (default)"
-		}
-		fmt.Fprintf(r.out, "  %d. %s%s: %s%s\n", i+1, p.Name, mark, p.Line, untooledNote(p.Untooled))
-	}
-	for range 3 {
-		fmt.Fprintf(r.out, "Preset [%s]: ", def)
-		line, err := r.in.ReadString('\n')
-		a := strings.TrimSpace(line)
-		if a == "" && err != nil {
-			return nil, errors.New("no answer to which preset; nothing was changed: run again with --preset NAME or --scopes LIST")
-		}
-		if a == "" {
-			a = def
-		}
-		if n, err := strconv.Atoi(a); err == nil && n >= 1 && n <= len(generated.Presets) {
-			return &generated.Presets[n-1], nil
-		}
-		if p, err := findPreset(a); err == nil {
-			return p, nil
-		} else {
-			fmt.Fprintln(r.out, termsafe.Line(err.Error()))
-		}
-	}
-	return nil, errors.New("no preset was chosen; nothing was changed: run again with --preset NAME or --scopes LIST")
+	name, err := integrations.SetGrant(o, r.f.preset, r.f.scopes)
+	return name, usageOf(err)
 }
 
 // confirm asks before changing anything; no terminal and no --yes is a refusal too.
@@ -545,13 +472,7 @@ is how to change it.
 			}
 		}
 		if f.http == "" && f.preset == "" && f.scopes == "" && !f.yes && !f.dryRun && stdinIsTerminal() {
-			def := generated.DefaultPreset
-			for _, t := range r.targets(hs[0]) {
-				if t.Record != nil && t.Record.Preset != "" {
-					def = t.Record.Preset
-				}
-			}
-			p, err := r.askPreset(def)
+			p, err := integrations.AskPreset(r.in, stdout, integrations.RecordedPreset(r.targets(hs[0]), generated.DefaultPreset))
 			if err != nil {
 				return err
 			}
@@ -560,12 +481,8 @@ is how to change it.
 		var jobs []job
 		for _, h := range hs {
 			jobs = append(jobs, job{Host: h, Options: o, Preset: preset})
-			// Setup again is the way to change a grant: say so when it does.
-			now := integrations.NewRecord(h, o, preset, r.env.Project, time.Now())
-			for _, t := range r.targets(h) {
-				if t.Record != nil && t.Record.Is(h.ID, o.Scope, o.Name, r.env.Project) && t.Record.Describe() != now.Describe() {
-					fmt.Fprintln(stdout, termsafe.Line(fmt.Sprintf("%s: this changes the grant setup recorded, %s, to %s.", h.ID, t.Record.Describe(), now.Describe())))
-				}
+			for _, l := range integrations.GrantChanges(h, o, preset, r.env.Project, r.targets(h), time.Now()) {
+				fmt.Fprintln(stdout, termsafe.Line(l))
 			}
 		}
 		return r.change("setup", jobs)
@@ -612,27 +529,16 @@ postern) is checked against its own flags, and doctor says so.`),
 		if err != nil {
 			return err
 		}
-		named := len(hs) > 0
-		if !named {
-			hs = integrations.Hosts()
-		}
-		var reports []integrations.Report
-		ok := true
-		for _, h := range hs {
-			for _, t := range r.targets(h) {
-				o := t.Options
-				if err := r.token(o, false); err != nil {
-					return err
-				}
-				if o.HTTP == "" && (t.Record == nil || o.Binary == "") {
-					if o.Binary, err = r.binary(); err != nil {
-						return err
-					}
-				}
-				rep := integrations.Doctor(context.Background(), h, r.env, o, t.Record, named || t.Record != nil, func(string) string { return integrations.RepairCommand(t, r.config) })
-				reports = append(reports, rep)
-				ok = ok && rep.OK
+		reports, ok, err := integrations.DoctorAll(context.Background(), hs, r.env, r.config, r.targets, func(t integrations.Target) error {
+			o := t.Options
+			err := r.token(o, false)
+			if err == nil && o.HTTP == "" && (t.Record == nil || o.Binary == "") {
+				o.Binary, err = r.binary()
 			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
 		if f.asJSON {
 			if err := writeJSON(stdout, map[string]any{"ok": ok, "hosts": reports}); err != nil {
@@ -676,30 +582,21 @@ run setup again.`),
 		}
 		var jobs []job
 		for _, t := range r.targets(hs[0]) {
-			o, preset := t.Options, ""
-			if t.Record != nil {
-				preset = t.Record.Preset
-			} else if cur, _, ok, _, _ := t.Host.Registered(r.env, o.Scope, o.Name); ok {
-				o = integrations.OptionsFromEntry(cur, o)
-			}
+			j := integrations.RepairJob(t, r.env)
+			o := j.Options
 			if err := r.token(o, o.HTTP != "" && !f.dryRun); err != nil { // a URL entry needs the token: made when it is gone
 				return err
 			}
-			if o.HTTP == "" && (f.binary != "" || !executable(o.Binary)) {
+			if o.HTTP == "" && (f.binary != "" || !integrations.Executable(o.Binary)) {
 				if o.Binary, err = r.binary(); err != nil {
 					return err
 				}
 			}
-			jobs = append(jobs, job{Host: t.Host, Options: o, Preset: preset})
+			jobs = append(jobs, j)
 		}
 		return r.change("repair", jobs)
 	}
 	return c
-}
-
-func executable(p string) bool {
-	st, err := os.Stat(p)
-	return p != "" && err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 func newIntRemoveCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {

@@ -5,15 +5,11 @@ package main
 // written into the host's file or command and never shown (integrations.Plan masks it).
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/postern-mcp/postern/integrations"
-	"github.com/postern-mcp/postern/internal/mcphttp"
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
@@ -56,19 +52,13 @@ func (r *intRun) httpOptions(o *integrations.Options, hs []*integrations.Host, m
 	return nil
 }
 
-// token puts the HTTP bearer token into o, for a URL entry and for masking it wherever it
-// shows: read from mcphttp.TokenPath when it is there, made the same way (mcphttp.Token) when
-// make, and said so without showing it.
+// token puts the HTTP bearer token into o (integrations.Token) and says when it was made,
+// without showing it.
 func (r *intRun) token(o *integrations.Options, make bool) error {
-	o.TokenFile = mcphttp.TokenPath()
-	if _, err := os.Stat(o.TokenFile); errors.Is(err, fs.ErrNotExist) && !make {
-		return nil
-	}
-	tok, made, err := mcphttp.Token()
+	made, err := integrations.Token(o, make)
 	if err != nil {
 		return err
 	}
-	o.Token = tok
 	if made {
 		fmt.Fprintln(r.out, termsafe.Line("Made the HTTP bearer token in "+o.TokenFile+" (readable only by you; postern mcp --http uses the same one); it is never shown."))
 	}

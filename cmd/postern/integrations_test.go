@@ -21,6 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/integrations"
 )
 
 // treeSum is a checksum of every file (path, mode and bytes) and link under root.
@@ -441,7 +442,7 @@ func TestIntegrationsAsksPreset(t *testing.T) {
 		t.Errorf("setup output:\n%s", out)
 	}
 	b, _ := os.ReadFile(filepath.Join(homeDir, ".cursor/mcp.json"))
-	p, _ := findPreset(generated.DefaultPreset)
+	p := integrations.FindPreset(generated.DefaultPreset)
 	if !strings.Contains(string(b), `"`+strings.Join(p.Scopes, ",")+`"`) {
 		t.Fatalf("the entry does not grant the default preset's scopes:\n%s", b)
 	}

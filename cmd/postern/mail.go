@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,8 +15,8 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/discover"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/oauth"
 	"github.com/postern-mcp/postern/internal/server"
-	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/status"
 	"github.com/postern-mcp/postern/internal/store"
@@ -291,15 +290,9 @@ func cmdAccountSet(cmd *cobra.Command, f *accountFlags, name string, stdout io.W
 	if err != nil {
 		return err
 	}
-	var a config.Account
-	found := false
-	for _, x := range cfg.Accounts {
-		if x.Name == name {
-			a, found = x, true
-		}
-	}
-	if !found {
-		return noSuchAccount(name, cfg)
+	a, err := accountedit.Find(cfg, name)
+	if err != nil {
+		return err
 	}
 	var changed []string
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
@@ -356,7 +349,7 @@ func cmdAccountList(cfgPath string, asJSON bool, stdout io.Writer) error {
 }
 
 func cmdAccountRemove(cfgPath, name string, stdout io.Writer) error {
-	forget := secretsOf(cfgPath, name) // oauth.go
+	forget := oauth.Forget(cfgPath, name)
 	found, n, err := accountedit.Remove(context.Background(), cfgPath, storePath(), name)
 	if err != nil {
 		return err
@@ -417,17 +410,9 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	accts := cfg.Accounts
-	if f.only != "" {
-		accts = nil
-		for _, a := range cfg.Accounts {
-			if a.Name == f.only {
-				accts = append(accts, a)
-			}
-		}
-		if len(accts) == 0 {
-			return noSuchAccount(f.only, cfg)
-		}
+	accts, ok := syncrun.Accounts(cfg, f.only)
+	if !ok {
+		return noSuchAccount(f.only, cfg)
 	}
 	if roots, _ := cfg.NotesFolders(); len(accts) == 0 && len(roots) == 0 {
 		return noSuchAccount("", cfg)
@@ -438,10 +423,7 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 	if len(accts) > 0 {
 		syncrun.Memory()
 	}
-	// POSTERN_SYNC_BATCH sets how many messages are committed at once (default 500).
-	if v, err := strconv.Atoi(os.Getenv("POSTERN_SYNC_BATCH")); err == nil && v > 0 {
-		r.Mail.BatchSize = v
-	}
+	r.BatchFromEnv() // POSTERN_SYNC_BATCH
 	tty := isTerminal(stderr) && !f.quiet
 	r.Mail.Warn = func(msg string) {
 		if tty {
@@ -459,10 +441,6 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "\r\033[K%s/%s [%s%s] %d/%d", termsafe.Line(p.Account), termsafe.Line(p.Folder), strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Done, p.Total)
 		}
 	}
-	kindOf := map[string]string{}
-	for _, a := range accts {
-		kindOf[a.Name] = a.Kind
-	}
 	failed := 0
 	r.Mailed = func(outs []mailsync.Outcome) {
 		if tty {
@@ -476,8 +454,7 @@ func cmdSync(f *syncFlags, stdout, stderr io.Writer) error {
 				failed++
 				fmt.Fprintf(stderr, "postern: %s\n", termsafe.Line(o.Error))
 			} else if !f.quiet {
-				k, _ := kinds.Lookup(kindOf[o.Account])
-				fmt.Fprintf(stdout, "%s: %s\n", termsafe.Line(o.Account), k.SyncedLine(source.Result{New: o.New, Deleted: o.Deleted, FlagsChanged: o.FlagsChanged, Folders: o.Folders}))
+				fmt.Fprintf(stdout, "%s: %s\n", termsafe.Line(o.Account), syncrun.SyncedLine(accts, o))
 			}
 		}
 	}

@@ -304,15 +304,7 @@ func cmdCall(f *serverFlags, asJSON bool, pos []string, stdout, stderr io.Writer
 		return re
 	}
 	if errors.Is(err, dispatch.ErrUnknownTool) {
-		var names []string
-		for _, t := range reg.All() {
-			names = append(names, t.Spec.Name)
-		}
-		msg := fmt.Sprintf("unknown tool %q", pos[0])
-		if near := nearest(pos[0], names); len(near) > 0 {
-			msg += "; did you mean " + strings.Join(near, " or ") + "?"
-		}
-		return fmt.Errorf("%s The tools are %s", msg, strings.Join(names, ", "))
+		return reg.UnknownTool(pos[0])
 	}
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/postern-mcp/postern/internal/accountedit"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/oauth"
 	"github.com/postern-mcp/postern/internal/source/imap"
@@ -67,43 +68,26 @@ func (f *authFlags) keep(cmd *cobra.Command, a config.Account, stdout io.Writer)
 		if err != nil {
 			return undo, err
 		}
-		old, oldErr := oauth.Password(a.Name)
-		if err := oauth.SavePassword(a.Name, pw); err != nil {
+		undo, err := oauth.KeepPassword(a.Name, pw)
+		if err != nil {
 			return undo, err
 		}
 		fmt.Fprintf(stdout, "The password of account %s is in the OS keyring (service %s).\n", termsafe.Line(a.Name), oauth.Service)
-		return func() {
-			if oldErr == nil {
-				_ = oauth.SavePassword(a.Name, old)
-			} else {
-				_ = oauth.DeletePassword(a.Name)
-			}
-		}, nil
+		return undo, nil
 	case f.oauth2:
 		return authorize(cmd, a, f.clientSecret, f.open, stdout)
 	}
 	return undo, nil
 }
 
-// authorize runs the browser flow for a and keeps its tokens, saying where.
+// authorize runs the browser flow for a and keeps its tokens (oauth.AuthorizeAndKeep), saying where.
 func authorize(cmd *cobra.Command, a config.Account, secret string, open bool, stdout io.Writer) (func(), error) {
-	old, oldErr := oauth.LoadToken(a.Name)
-	saved, err := oauth.Authorize(cmd.Context(), a, oauth.FlowOptions{ClientSecret: secret, Open: open, Out: stdout})
+	where, undo, err := oauth.AuthorizeAndKeep(cmd.Context(), a, oauth.FlowOptions{ClientSecret: secret, Open: open, Out: stdout})
 	if err != nil {
-		return func() {}, err
-	}
-	where, err := oauth.SaveToken(a.Name, saved)
-	if err != nil {
-		return func() {}, err
+		return undo, err
 	}
 	fmt.Fprintf(stdout, "Authorised account %s. %s\n", termsafe.Line(a.Name), termsafe.Line(where.Sentence()))
-	return func() {
-		if oldErr == nil {
-			_, _ = oauth.SaveToken(a.Name, old)
-		} else {
-			_ = oauth.DeleteToken(a.Name)
-		}
-	}, nil
+	return undo, nil
 }
 
 // readPassword reads a password: typed without echo at a terminal, else the first line of stdin.
@@ -129,26 +113,6 @@ func readPassword(stdin io.Reader, stderr io.Writer, account string) (string, er
 		return "", errors.New("--keyring reads the password from the terminal (or the first line of standard input), and none came; nothing was changed")
 	}
 	return line, nil
-}
-
-// secretsOf is what forgets, once the account is removed, what postern keeps in the keyring
-// (or the token file) for it; nothing for an account that kept nothing there, so that
-// removing one never touches the keyring.
-func secretsOf(cfgPath, name string) (forget func()) {
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		return func() {}
-	}
-	for _, a := range cfg.Accounts {
-		switch {
-		case a.Name != name:
-		case a.OAuth2() && a.OAuth2TokenCmd == "":
-			return func() { _ = oauth.DeleteToken(name) }
-		case a.KeyringPassword():
-			return func() { _ = oauth.DeletePassword(name) }
-		}
-	}
-	return func() {}
 }
 
 func newAccountOAuthCmd(stdout io.Writer) *cobra.Command {
@@ -181,15 +145,9 @@ saved in the account. No tool can start, see or change any of this.`,
 			if err != nil {
 				return err
 			}
-			var a config.Account
-			found := false
-			for _, x := range cfg.Accounts {
-				if x.Name == args[0] {
-					a, found = x, true
-				}
-			}
-			if !found {
-				return noSuchAccount(args[0], cfg)
+			a, err := accountedit.Find(cfg, args[0])
+			if err != nil {
+				return err
 			}
 			if !kinds.Has(a.Kind, kinds.OAuth) {
 				return fmt.Errorf("account %s is not an IMAP account, and only IMAP accounts log in with OAuth2", a.Name)
@@ -205,7 +163,7 @@ saved in the account. No tool can start, see or change any of this.`,
 			if _, err := authorize(cmd, a, secret, open, stdout); err != nil {
 				return err
 			}
-			if !sameAccount(old, a) {
+			if fmt.Sprintf("%#v", old) != fmt.Sprintf("%#v", a) { // changed by the flags
 				if err := config.SetAccount(cfgPath, a); err != nil {
 					return err
 				}
@@ -222,8 +180,4 @@ saved in the account. No tool can start, see or change any of this.`,
 	}
 	registerFlowFlags(cmd, &secret, &open)
 	return cmd
-}
-
-func sameAccount(a, b config.Account) bool {
-	return fmt.Sprintf("%#v", a) == fmt.Sprintf("%#v", b)
 }

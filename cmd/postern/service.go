@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 
-	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/service"
 	"github.com/postern-mcp/postern/internal/termsafe"
 	"github.com/spf13/cobra"
@@ -68,25 +65,7 @@ local store synced even while no agent host runs postern mcp.`, install, remove)
 }
 
 func cmdServiceInstall(f *serviceFlags, goos string, stdin io.Reader, stdout, stderr io.Writer) error {
-	cfgPath, err := filepath.Abs(f.config)
-	if err != nil {
-		return err
-	}
-	if _, err := config.Load(cfgPath); err != nil {
-		return err
-	}
-	bin, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("cannot tell where postern is (%v); run it by its full path", err)
-	}
-	if b, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = b
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return fmt.Errorf("cannot tell the home folder (%v); set HOME", err)
-	}
-	in, err := service.Plan(goos, home, bin, cfgPath)
+	in, err := service.PlanHere(goos, f.config)
 	if err != nil {
 		return err
 	}
@@ -117,17 +96,14 @@ func cmdServiceInstall(f *serviceFlags, goos string, stdin io.Reader, stdout, st
 // runService runs the commands (split on spaces, the path last and quoted) when their program
 // is on PATH; else it prints them for the person.
 func runService(cmds []string, stdout, stderr io.Writer) error {
-	for _, c := range cmds {
-		words := service.Words(c)
-		if _, err := exec.LookPath(words[0]); err != nil {
-			fmt.Fprintf(stdout, "%s is not on PATH; run yourself: %s\n", words[0], strings.Join(cmds, " && "))
-			return nil
-		}
-		out, err := exec.Command(words[0], words[1:]...).CombinedOutput()
-		if err != nil {
-			fmt.Fprintf(stderr, "postern: %s failed: %s\n", termsafe.Line(c), termsafe.Line(strings.TrimSpace(string(out))))
-			return exitError{1}
-		}
+	missing, err := service.Run(cmds)
+	if re := (*service.RunError)(nil); errors.As(err, &re) {
+		fmt.Fprintf(stderr, "postern: %s failed: %s\n", termsafe.Line(re.Cmd), termsafe.Line(re.Output))
+		return exitError{1}
+	}
+	if missing != "" {
+		fmt.Fprintf(stdout, "%s is not on PATH; run yourself: %s\n", missing, strings.Join(cmds, " && "))
+		return nil
 	}
 	fmt.Fprintf(stdout, "Ran %s.\n", strings.Join(cmds, " && "))
 	return nil

@@ -40,18 +40,10 @@ func startWatch(w *config.Watcher, stderr io.Writer) (stop func()) {
 		return func() {}
 	}
 	opt, svc := watchOptions(w, stderr)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		watch.Run(ctx, opt)
-	}()
+	end := watch.Start(opt, 2*time.Second)
 	return func() {
-		cancel()
-		select {
-		case <-done:
+		if end() { // else the process's exit ends it, as a kill would
 			svc.Close()
-		case <-time.After(2 * time.Second): // the process's exit ends it, as a kill would
 		}
 	}
 }
@@ -97,18 +89,10 @@ func cmdWatch(cfgPath string, stderr io.Writer) error {
 	syncrun.Memory()
 	opt, svc := watchOptions(w, stderr)
 	defer svc.Close()
-	done := make(chan struct{})
-	go func() {
-		<-ctx.Done()
-		select {
-		case <-done:
-		case <-time.After(syncrun.StopGrace): // a commit on a busy disk: exit anyway, as a kill would
-			fmt.Fprintln(stderr, "postern: watch stopped; what it stored is kept")
-			os.Exit(0)
-		}
-	}()
-	watch.Run(ctx, opt)
-	close(done)
+	watch.RunFor(ctx, opt, syncrun.StopGrace, func() { // a commit on a busy disk: exit anyway, as a kill would
+		fmt.Fprintln(stderr, "postern: watch stopped; what it stored is kept")
+		os.Exit(0)
+	})
 	fmt.Fprintln(stderr, "postern: watch stopped; what it stored is kept")
 	return nil
 }

@@ -298,3 +298,21 @@ func tomlArray(xs []string) string {
 
 // write replaces path atomically, 0600.
 func write(path string, b []byte) error { return atomicfile.Write(path, ".projects-*.toml", b) }
+
+// SetTie ties tie to p in the projects file at path (add), or unties it: a note's path is
+// matched case-insensitively, so the tie as written is the one untied. It returns the tie
+// changed, and changed false when adding one tied already.
+func SetTie(path string, p *Project, tie string, add bool) (string, bool, error) {
+	if !add {
+		for _, t := range p.Ties {
+			if t != tie && strings.HasPrefix(tie, "note:") && strings.EqualFold(t, tie) {
+				tie = t
+			}
+		}
+		return tie, true, RemoveTie(path, p.ID, tie)
+	}
+	if contains(p.Ties, tie) {
+		return tie, false, nil
+	}
+	return tie, true, AddTie(path, p.ID, tie)
+}

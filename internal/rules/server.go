@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/postern-mcp/postern/generated"
+	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/store"
 )
 
@@ -92,6 +93,31 @@ func Pushed(path string) Aliases {
 		for i, lm := range old {
 			r := rules[i]
 			out[r.Name] = append(out[r.Name], Alias{Legacy: legacyDigest(r, lm), Rewritten: digest(r)})
+		}
+	}
+	return out
+}
+
+// StillOnServer are the accounts of the configuration at cfgPath whose server still runs r,
+// by the store at storePath: a rule disabled or rejected here keeps running there until the
+// script is pushed again. Without a store or a configuration that can be read, none.
+func StillOnServer(ctx context.Context, cfgPath, storePath string, r generated.Rule) []string {
+	if _, err := os.Stat(storePath); err != nil {
+		return nil // opening it would make it
+	}
+	st, err := store.Open(storePath)
+	if err != nil {
+		return nil
+	}
+	defer st.Close()
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range cfg.Accounts {
+		if OnServer(ctx, st, a.Name, r, Pushed(Path(cfgPath))) {
+			out = append(out, a.Name)
 		}
 	}
 	return out

@@ -14,11 +14,14 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/source"
+	"github.com/postern-mcp/postern/internal/source/kinds"
 	"github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools"
@@ -248,4 +251,39 @@ func PeakMemory() string {
 		}
 	}
 	return "unknown"
+}
+
+// Accounts are the accounts postern sync syncs: every configured one, or only the one named
+// only; ok is false when only names none.
+func Accounts(cfg *config.Config, only string) (accts []config.Account, ok bool) {
+	if only == "" {
+		return cfg.Accounts, true
+	}
+	for _, a := range cfg.Accounts {
+		if a.Name == only {
+			accts = append(accts, a)
+		}
+	}
+	return accts, len(accts) > 0
+}
+
+// BatchFromEnv sets how many messages are committed at once from POSTERN_SYNC_BATCH, when it
+// is a positive number (else the default, 500, stays).
+func (r *Runner) BatchFromEnv() {
+	if v, err := strconv.Atoi(os.Getenv("POSTERN_SYNC_BATCH")); err == nil && v > 0 {
+		r.Mail.BatchSize = v
+	}
+}
+
+// SyncedLine is what a person reads of an account's outcome, in its kind's words; accts are
+// the accounts synced, which say each one's kind.
+func SyncedLine(accts []config.Account, o mailsync.Outcome) string {
+	kind := ""
+	for _, a := range accts {
+		if a.Name == o.Account {
+			kind = a.Kind
+		}
+	}
+	k, _ := kinds.Lookup(kind)
+	return k.SyncedLine(source.Result{New: o.New, Deleted: o.Deleted, FlagsChanged: o.FlagsChanged, Folders: o.Folders})
 }
