@@ -26,65 +26,6 @@ import (
 	"github.com/postern-mcp/postern/internal/termsafe"
 )
 
-// integrationExits are the exit statuses of every integrations verb, as the help and
-// generated/docs/hosts.md (gen/templates/hosts.md.tmpl) say them; a test holds the two together.
-var integrationExits = []struct {
-	Code    int
-	Meaning string
-}{
-	{0, "What was asked is done: registered, removed, checked and passing, a snippet or plan printed, a dry run shown; or there was nothing to do."},
-	{1, "Not done: the person said no at the prompt (or there was no `--yes` and no terminal to ask), the host's command is not on PATH (the commands to run are printed), a host command failed, or doctor found a problem."},
-	{2, "The command line is wrong: an unknown host, verb, preset or flag, a missing host, `--preset` with `--scopes`, or `--http` with a host that takes no URL, a URL not on this machine, or a grant flag."},
-}
-
-func exitsHelp() string {
-	var b strings.Builder
-	b.WriteString("Exit status:\n")
-	for _, e := range integrationExits {
-		for i, l := range wrapWords(strings.ReplaceAll(e.Meaning, "`", ""), 80-5) {
-			if i == 0 {
-				fmt.Fprintf(&b, "  %d  %s\n", e.Code, l)
-			} else {
-				fmt.Fprintf(&b, "     %s\n", l)
-			}
-		}
-	}
-	return b.String()
-}
-
-func presetsHelp() string {
-	var b strings.Builder
-	b.WriteString("Presets (--preset NAME; --scopes LIST for a grant of your own):\n")
-	for _, p := range generated.Presets {
-		def := ""
-		if p.Name == generated.DefaultPreset {
-			def = " (offered first)"
-		}
-		fmt.Fprintf(&b, "  %-10s %s%s\n", p.Name, strings.Join(p.Scopes, ","), def)
-		for _, l := range wrapWords(p.Line+integrations.UntooledNote(p.Untooled), 80-13) {
-			fmt.Fprintf(&b, "  %-10s %s\n", "", l)
-		}
-	}
-	return b.String()
-}
-
-// wrapWords breaks s into lines of at most width characters, at spaces.
-func wrapWords(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	return append(lines, line)
-}
-
 // stdinIsTerminal says whether there is a person to ask: standard input is a terminal (not
 // /dev/null). A variable, so that an in-process test may replace it; the end-to-end tests type
 // into a real pseudo-terminal instead.
@@ -237,7 +178,7 @@ check the registration and take it away again. What setup was asked (preset, sco
 accounts, name, scope) is recorded beside the configuration file: doctor checks the entry
 against that record, repair puts it back, and setup again with other flags changes it.
 
-` + hostsLine + "\n\n" + presetsHelp() + "\n" + exitsHelp()
+` + hostsLine + "\n\n" + integrations.PresetsHelp() + "\n" + integrations.ExitsHelp()
 	c := group("integrations", "register postern with agent hosts, check it, remove it", long,
 		newIntListCmd(stdout, false), newIntListCmd(stdout, true),
 		newIntPlanCmd(stdin, stdout), newIntSetupCmd(stdin, stdout),
@@ -250,7 +191,7 @@ against that record, repair puts it back, and setup again with other flags chang
 	return c
 }
 
-func verbLong(text string) string { return text + "\n\n" + exitsHelp() }
+func verbLong(text string) string { return text + "\n\n" + integrations.ExitsHelp() }
 
 func hostArgsCompletion(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	var out []string
@@ -429,7 +370,7 @@ the agent will see, and asks first unless --yes. In a terminal, with neither --p
 file: doctor checks against it, repair restores it, and running setup again with other flags
 is how to change it.
 
-` + strings.TrimSuffix(presetsHelp(), "\n")),
+` + strings.TrimSuffix(integrations.PresetsHelp(), "\n")),
 		Example: `  postern integrations setup claude-desktop --preset ` + generated.PresetReader + `
   postern integrations setup claude-code codex --scopes ` + generated.ScopeRead + "," + generated.ScopeReadBodies + ` --yes
   postern integrations setup json --preset ` + generated.PresetMetadata + `     prints a snippet to paste

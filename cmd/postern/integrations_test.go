@@ -500,7 +500,7 @@ func TestIntegrationsHelp(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
 		}
 		flat := strings.Join(strings.Fields(out), " ") // the help wraps its lines
-		for _, e := range integrationExits {
+		for _, e := range integrations.Exits {
 			if !strings.Contains(flat, fmt.Sprintf("%d %s", e.Code, strings.ReplaceAll(e.Meaning, "`", ""))) {
 				t.Errorf("%v does not document exit %d", args, e.Code)
 			}
