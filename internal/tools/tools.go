@@ -19,6 +19,7 @@ import (
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/attachments"
 	"github.com/postern-mcp/postern/internal/tools/calendars"
+	"github.com/postern-mcp/postern/internal/tools/calwrite"
 	"github.com/postern-mcp/postern/internal/tools/core"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
@@ -50,6 +51,7 @@ type Service struct {
 	// generated.Handlers over the kit, set at the first view.
 	mail.Mail
 	calendars.Calendars
+	calwrite.CalWrite
 	core.Core
 	notes.Notes
 	attachments.Attachments
@@ -65,6 +67,7 @@ func (s *Service) kit() *kit.Kit {
 		s.Mail.Kit, s.Mail.Invitation = s.k, s.invitationView
 		s.Notes.Kit = s.k
 		s.Calendars.Kit = s.k
+		s.CalWrite.Kit, s.CalWrite.Calendars = s.k, &s.Calendars
 		s.Core.Kit = s.k
 		s.Attachments.Kit, s.Attachments.FindMessage = s.k, s.Mail.Message
 		s.Unsubscribe.Kit, s.Unsubscribe.Mail = s.k, &s.Mail
