@@ -30,8 +30,6 @@ var namesAllowed = map[[2]string]string{
 	{"internal/tools/rules.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
 	{"internal/source/imap/sieve.go", "none"}: "the TLS mode tls = none",
 	{"internal/sieve/translate.go", "delete"}: "the rule action delete (RuleAction.do), not the effect",
-	{"internal/tools/actions.go", "read"}:     "the value read of mail_mark's how argument",
-	{"internal/tools/actions.go", "delete"}:   "the name of a move to trash's action in its answer and the action log",
 	{"internal/tools/mail/send.go", "send"}:   "the payload kind of a message to send (beside draft), digested into the token",
 	{"internal/mailparse/html.go", "none"}:    "the CSS values display: none and the colour channel none",
 	{"internal/mask/phrases.go", "none"}:      "a word of the masking phrase lists",
@@ -42,6 +40,10 @@ var namesAllowed = map[[2]string]string{
 	{"internal/source/imap/dial.go", "none"}:  "the IMAP TLS mode none",
 	{"internal/source/imap/check.go", "none"}: "the TLS mode --tls none",
 	{"internal/source/imap/kind.go", "none"}:  "the TLS modes tls = none and smtp_tls = none (--tls, --smtp-tls)",
+
+	// Acting on mail (mail_move, mail_mark, rules' plans).
+	{"internal/tools/actions/actions.go", "read"}:   "the value read of mail_mark's how argument",
+	{"internal/tools/actions/actions.go", "delete"}: "the name of a move to trash's action in its answer and the action log, and the rule action delete",
 
 	// Discovery (account add --email).
 	{"internal/discover/autoconfig.go", "none"}: "the TLS mode none of an autoconfig document's plain server",

@@ -12,8 +12,8 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/search"
-	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/actions"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
 )
@@ -337,7 +337,7 @@ func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArg
 	if err := s.refuseKeptRule(ctx, r); err != nil {
 		return nil, err
 	}
-	r.State, r.ProposedBy, r.LastActed = rules.Pending, clientName(ctx), ""
+	r.State, r.ProposedBy, r.LastActed = rules.Pending, kit.ClientName(ctx), ""
 	if r.ProposedBy == "" {
 		r.ProposedBy = "an agent"
 	}
@@ -407,7 +407,7 @@ func (s *Service) changeRule(ctx context.Context, name string, change func(all [
 
 // withdraw removes a pending proposal of this client.
 func (s *Service) withdraw(ctx context.Context, name string) (*generated.RuleInfo, error) {
-	client := clientName(ctx)
+	client := kit.ClientName(ctx)
 	return s.changeRule(ctx, name, func(all []generated.Rule, i int) ([]generated.Rule, error) {
 		r := all[i]
 		if r.State != rules.Pending || r.ProposedBy != client {
@@ -465,36 +465,9 @@ func setState(ctx context.Context, r *generated.Rule, to string) error {
 	return nil
 }
 
-// planOf turns a rule's actions into one plan of act: flags first, then at
-// most one move. A forward is not part of it.
-func (s *Service) planOf(r generated.Rule) plan {
-	p := plan{tool: generated.ToolRulesApplyExisting, what: "rule " + r.Name + ": " + strings.Join(describe(r.Actions), ", ")}
-	for _, a := range r.Actions {
-		switch a.Do {
-		case "archive":
-			p.dest = s.roleDest(source.RoleArchive, "Archive", "archive_folder")
-		case "move":
-			folder := a.Folder
-			p.dest = func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
-				return st.FindFolder(ctx, t.Account, folder)
-			}
-		case "junk":
-			p.add = append(p.add, kwJunk)
-			p.dest = s.roleDest(source.RoleJunk, "Junk", "")
-		case "delete":
-			p.backup = true
-			p.dest = s.roleDest(source.RoleTrash, "Trash", "")
-		case "mark_read":
-			p.add = append(p.add, `\Seen`)
-		case "mark_unread":
-			p.remove = append(p.remove, `\Seen`)
-		case "flag":
-			p.add = append(p.add, `\Flagged`)
-		case "unflag":
-			p.remove = append(p.remove, `\Flagged`)
-		}
-	}
-	return p
+// planOf turns a rule's actions into one plan of act, logged as tool's (actions.RulePlan).
+func (s *Service) planOf(r generated.Rule, tool string) actions.Plan {
+	return s.Actions.RulePlan(tool, "rule "+r.Name+": "+strings.Join(describe(r.Actions), ", "), r.Actions)
 }
 
 // RulesApplyExisting implements rules_apply_existing.
@@ -526,7 +499,7 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 		return nil, fmt.Errorf("rule %q: %v", r.Name, err)
 	}
 	f := rules.Filter(r, q, base)
-	f.Limit = maxActed
+	f.Limit = actions.MaxActed
 	rows, more, err := st.Messages(ctx, f)
 	if err != nil {
 		return nil, err
@@ -535,13 +508,13 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 		return nil, fmt.Errorf("rule %q matches no stored message in %s, so nothing would change", r.Name, a.Folder)
 	}
 	if more {
-		return nil, fmt.Errorf("rule %q matches more than %d stored messages in %s; one action takes at most %d, so narrow the rule or run it folder by folder", r.Name, maxActed, a.Folder, maxActed)
+		return nil, fmt.Errorf("rule %q matches more than %d stored messages in %s; one action takes at most %d, so narrow the rule or run it folder by folder", r.Name, actions.MaxActed, a.Folder, actions.MaxActed)
 	}
 	ids := make([]string, len(rows))
 	for i, row := range rows {
 		ids[i] = store.EncodeID(row.ID)
 	}
-	return s.act(ctx, ids, nil, a.DryRun, s.planOf(r))
+	return s.Actions.Act(ctx, ids, nil, a.DryRun, s.planOf(r, generated.ToolRulesApplyExisting))
 }
 
 // refuseKeptRule refuses a proposed rule whose stored matches are all kept from agents by

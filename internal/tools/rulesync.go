@@ -15,6 +15,7 @@ import (
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/actions"
 )
 
 // RulesClient is the client the action log names for what rules did at a sync.
@@ -101,7 +102,7 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 	})
 	type group struct {
 		names []string
-		plan  plan
+		plan  actions.Plan
 		ids   []string
 	}
 	groups := map[string]*group{}
@@ -161,8 +162,7 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 				continue
 			}
 			merged.Name = strings.Join(names, ", ")
-			p := s.planOf(merged)
-			p.tool = generated.ToolMailSync
+			p := s.planOf(merged, generated.ToolMailSync)
 			key := merged.Name + "\x00" + strings.Join(describe(merged.Actions), "\x00")
 			if groups[key] == nil {
 				groups[key] = &group{names: names, plan: p}
@@ -174,8 +174,8 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 	for _, key := range order {
 		g := groups[key]
 		for len(g.ids) > 0 {
-			n := min(len(g.ids), maxActed)
-			res, err := s.act(ctx, g.ids[:n], nil, false, g.plan)
+			n := min(len(g.ids), actions.MaxActed)
+			res, err := s.Actions.Act(ctx, g.ids[:n], nil, false, g.plan)
 			g.ids = g.ids[n:]
 			if err != nil {
 				run.Errors = append(run.Errors, fmt.Sprintf("rule %s: %v", strings.Join(g.names, ", "), err))

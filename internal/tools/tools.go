@@ -17,6 +17,7 @@ import (
 	"github.com/postern-mcp/postern/internal/mailsync"
 	srcnotes "github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/actions"
 	"github.com/postern-mcp/postern/internal/tools/attachments"
 	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/calwrite"
@@ -52,6 +53,7 @@ type Service struct {
 	mail.Mail
 	calendars.Calendars
 	calwrite.CalWrite
+	actions.Actions
 	core.Core
 	notes.Notes
 	attachments.Attachments
@@ -68,6 +70,7 @@ func (s *Service) kit() *kit.Kit {
 		s.Notes.Kit = s.k
 		s.Calendars.Kit = s.k
 		s.CalWrite.Kit, s.CalWrite.Calendars = s.k, &s.Calendars
+		s.Actions.Kit, s.Actions.Mail, s.Actions.Calendars, s.Actions.CalWrite = s.k, &s.Mail, &s.Calendars, &s.CalWrite
 		s.Core.Kit = s.k
 		s.Attachments.Kit, s.Attachments.FindMessage = s.k, s.Mail.Message
 		s.Unsubscribe.Kit, s.Unsubscribe.Mail = s.k, &s.Mail

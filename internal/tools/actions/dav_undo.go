@@ -1,4 +1,4 @@
-package tools
+package actions
 
 // The action log of events and tasks. A write (package calwrite: calendar_write.go,
 // calendar_write_tasks.go) keeps the text it replaces exactly as the server
@@ -70,13 +70,13 @@ func keepsDAV(a *kit.Access, items []store.DAVItem) bool {
 
 // undoDAV is mail_undo of an action on events and tasks: each item is put back, or left
 // alone with the reason, and the undo is logged with the reverse of what it did.
-func (s *Service) undoDAV(ctx context.Context, st *store.Store, act *store.Action, id string, dryRun bool) (*generated.ActionResult, error) {
+func (s *Actions) undoDAV(ctx context.Context, st *store.Store, act *store.Action, id string, dryRun bool) (*generated.ActionResult, error) {
 	for _, d := range act.DAV {
 		if sc := davScope(d.Kind); !kit.HasScope(ctx, sc) {
 			return nil, fmt.Errorf("action %s changed a %s; undoing it needs the scope %q too, which this connection was not granted; the person can undo it with postern undo %s", id, davNoun(d.Kind), sc, id)
 		}
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) undoDAV(ctx context.Context, st *store.Store, act *store.Actio
 	}
 	res := &generated.ActionResult{Action: "undo " + id, Messages: []generated.ActionRow{}}
 	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "undo " + id + " (" + act.What + ")",
-		Client: clientName(ctx), Undoes: act.ID, Accounts: act.Accounts}
+		Client: kit.ClientName(ctx), Undoes: act.ID, Accounts: act.Accounts}
 	for _, d := range act.DAV {
 		row := generated.ActionRow{ID: davRowID(d.Kind, d.Object), Subject: d.Summary, To: d.CollectionName}
 		back, err := s.undoDAVItem(ctx, st, d, dryRun, &row)
@@ -126,7 +126,7 @@ func davRowID(kind string, id int64) string {
 
 // undoDAVItem puts back one event or task (with dryRun, says only what it would do). It
 // returns what undoes the undo, when it changed the server.
-func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVItem, dryRun bool, row *generated.ActionRow) (*store.DAVItem, error) {
+func (s *Actions) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVItem, dryRun bool, row *generated.ActionRow) (*store.DAVItem, error) {
 	noun := davNoun(d.Kind)
 	_, cs, err := s.Calendars.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil {
