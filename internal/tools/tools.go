@@ -22,6 +22,7 @@ import (
 	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/calwrite"
 	"github.com/postern-mcp/postern/internal/tools/core"
+	"github.com/postern-mcp/postern/internal/tools/invite"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
 	"github.com/postern-mcp/postern/internal/tools/notes"
@@ -54,6 +55,7 @@ type Service struct {
 	calendars.Calendars
 	calwrite.CalWrite
 	actions.Actions
+	invite.Invite
 	core.Core
 	notes.Notes
 	attachments.Attachments
@@ -66,10 +68,11 @@ func (s *Service) kit() *kit.Kit {
 	defer s.mu.Unlock()
 	if s.k == nil {
 		s.k = &kit.Kit{Version: s.Version, Config: s.Config, SaveDir: s.SaveDir, Sync: s.Sync}
-		s.Mail.Kit, s.Mail.Invitation = s.k, s.invitationView
+		s.Mail.Kit, s.Mail.Invitation = s.k, s.Invite.InvitationView
 		s.Notes.Kit = s.k
 		s.Calendars.Kit = s.k
 		s.CalWrite.Kit, s.CalWrite.Calendars = s.k, &s.Calendars
+		s.Invite.Kit, s.Invite.Mail, s.Invite.Calendars = s.k, &s.Mail, &s.Calendars
 		s.Actions.Kit, s.Actions.Mail, s.Actions.Calendars, s.Actions.CalWrite = s.k, &s.Mail, &s.Calendars, &s.CalWrite
 		s.Core.Kit = s.k
 		s.Attachments.Kit, s.Attachments.FindMessage = s.k, s.Mail.Message
