@@ -27,7 +27,6 @@ var namesAllowed = map[[2]string]string{
 	{"internal/mailparse/charset.go", "none"}: "a charset label senders write",
 	{"internal/rules/check.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
 	{"internal/rules/legacy.go", "read"}:      "the old rule condition flags: read",
-	{"internal/tools/rules.go", "delete"}:     "the rule action delete (to Trash, with a backup)",
 	{"internal/source/imap/sieve.go", "none"}: "the TLS mode tls = none",
 	{"internal/sieve/translate.go", "delete"}: "the rule action delete (RuleAction.do), not the effect",
 	{"internal/tools/mail/send.go", "send"}:   "the payload kind of a message to send (beside draft), digested into the token",
@@ -41,9 +40,10 @@ var namesAllowed = map[[2]string]string{
 	{"internal/source/imap/check.go", "none"}: "the TLS mode --tls none",
 	{"internal/source/imap/kind.go", "none"}:  "the TLS modes tls = none and smtp_tls = none (--tls, --smtp-tls)",
 
-	// Acting on mail (mail_move, mail_mark, rules' plans).
+	// The domains of internal/tools: acting on mail (mail_move, mail_mark, rules' plans) and rules.
 	{"internal/tools/actions/actions.go", "read"}:   "the value read of mail_mark's how argument",
 	{"internal/tools/actions/actions.go", "delete"}: "the name of a move to trash's action in its answer and the action log, and the rule action delete",
+	{"internal/tools/mailrules/rules.go", "delete"}: "the rule action delete (to Trash, with a backup)",
 
 	// Discovery (account add --email).
 	{"internal/discover/autoconfig.go", "none"}: "the TLS mode none of an autoconfig document's plain server",

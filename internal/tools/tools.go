@@ -25,6 +25,7 @@ import (
 	"github.com/postern-mcp/postern/internal/tools/invite"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
+	"github.com/postern-mcp/postern/internal/tools/mailrules"
 	"github.com/postern-mcp/postern/internal/tools/notes"
 	"github.com/postern-mcp/postern/internal/tools/unsubscribe"
 	"github.com/postern-mcp/postern/internal/tools/view"
@@ -56,6 +57,7 @@ type Service struct {
 	calwrite.CalWrite
 	actions.Actions
 	invite.Invite
+	mailrules.Rules
 	core.Core
 	notes.Notes
 	attachments.Attachments
@@ -73,6 +75,7 @@ func (s *Service) kit() *kit.Kit {
 		s.Calendars.Kit = s.k
 		s.CalWrite.Kit, s.CalWrite.Calendars = s.k, &s.Calendars
 		s.Invite.Kit, s.Invite.Mail, s.Invite.Calendars = s.k, &s.Mail, &s.Calendars
+		s.Rules.Kit, s.Rules.Mail, s.Rules.Actions, s.Rules.OpenView = s.k, &s.Mail, &s.Actions, s.OpenView
 		s.Actions.Kit, s.Actions.Mail, s.Actions.Calendars, s.Actions.CalWrite = s.k, &s.Mail, &s.Calendars, &s.CalWrite
 		s.Core.Kit = s.k
 		s.Attachments.Kit, s.Attachments.FindMessage = s.k, s.Mail.Message
@@ -108,6 +111,35 @@ func (s *Service) OpenView(ctx context.Context) context.Context {
 // sync calls it. It returns nil and no error when no notes folder is configured.
 func (s *Service) RefreshNotes(ctx context.Context) (*srcnotes.Result, []string, error) {
 	return s.Notes.RefreshNotes(s.OpenView(ctx)) // not a tool: it opens its own view
+}
+
+// RuleRun is what the rules did to one account's new mail at a sync (package mailrules).
+type RuleRun = mailrules.RuleRun
+
+// SievePlan is a Sieve push worked out and not yet done (package mailrules).
+type SievePlan = mailrules.SievePlan
+
+// RulesClient is the client the action log names for what rules did at a sync.
+const RulesClient = mailrules.RulesClient
+
+// ApplyRules runs the enabled rules over the accounts' new mail; postern sync calls it.
+// Not a tool: it opens its own view, the person's (package mailrules).
+func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun, error) {
+	s.kit()
+	return s.Rules.ApplyRules(ctx, accounts)
+}
+
+// PlanSievePush says what pushing the rules to account's Sieve would do, changing nothing
+// (postern rules push). Not a tool: it opens its own view (package mailrules).
+func (s *Service) PlanSievePush(ctx context.Context, account string) (*SievePlan, error) {
+	s.kit()
+	return s.Rules.PlanSievePush(ctx, account)
+}
+
+// PushSieve does what p planned. Not a tool: it opens its own view (package mailrules).
+func (s *Service) PushSieve(ctx context.Context, p *SievePlan) (*generated.SievePush, error) {
+	s.kit()
+	return s.Rules.PushSieve(ctx, p)
 }
 
 // store returns the store through the call's view; without one, ErrNoView.

@@ -1,4 +1,4 @@
-package tools
+package mailrules
 
 import (
 	"context"
@@ -38,14 +38,14 @@ type RuleRun struct {
 // name in what it did) and mail_undo puts it back. The first time an account
 // is seen, its existing mail is only marked as seen: rules_apply_existing is
 // how a rule runs over old mail.
-func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun, error) {
+func (s *Rules) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun, error) {
 	all, err := s.loadRules()
 	if err != nil {
 		return nil, err
 	}
 	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: dispatch.EraCLI, ClientName: RulesClient})
 	ctx = s.OpenView(ctx) // not a tool: it opens its own view, the person's
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun,
 	return out, nil
 }
 
-func (s *Service) applyRules(ctx context.Context, st *store.Store, account string, enabled []generated.Rule) (RuleRun, error) {
+func (s *Rules) applyRules(ctx context.Context, st *store.Store, account string, enabled []generated.Rule) (RuleRun, error) {
 	run := RuleRun{Account: account}
 	inbox, err := st.FindFolder(ctx, account, "INBOX")
 	var fe *store.FolderError
@@ -221,7 +221,7 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 
 // forward sends a copy of message id to addr from its account, as a forward
 // with the original's text; [send] allow is checked as for every send.
-func (s *Service) forward(ctx context.Context, account string, id int64, addr string) error {
+func (s *Rules) forward(ctx context.Context, account string, id int64, addr string) error {
 	if err := s.Mail.CheckRecipients([]string{addr}); err != nil {
 		return err
 	}
