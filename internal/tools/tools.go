@@ -1,8 +1,8 @@
 // Package tools implements the catalog's tools (the generated Handlers
 // interface) and the resources the server offers. Service composes the domain
 // packages under internal/tools, one per catalog file, each implementing its
-// file's interface, and serves the tools of the files not yet in a package of
-// their own. Every handler reads the configuration and the store through the view
+// file's interface, and names what the command line runs of them (rules at
+// sync, the Sieve push, project holds). Every handler reads the configuration and the store through the view
 // dispatch opens for its call (package view); it never returns an account's
 // secret or how it is obtained.
 package tools
