@@ -15,6 +15,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/projects"
 	srcnotes "github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools/actions"
@@ -22,6 +23,7 @@ import (
 	"github.com/postern-mcp/postern/internal/tools/calendars"
 	"github.com/postern-mcp/postern/internal/tools/calwrite"
 	"github.com/postern-mcp/postern/internal/tools/core"
+	"github.com/postern-mcp/postern/internal/tools/holds"
 	"github.com/postern-mcp/postern/internal/tools/invite"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
@@ -140,6 +142,16 @@ func (s *Service) PlanSievePush(ctx context.Context, account string) (*SievePlan
 func (s *Service) PushSieve(ctx context.Context, p *SievePlan) (*generated.SievePush, error) {
 	s.kit()
 	return s.Rules.PushSieve(ctx, p)
+}
+
+// RouteHold is what one route of a project holds now (package holds).
+type RouteHold = holds.RouteHold
+
+// ProjectHolds says, for each route and tie of p (one entry per value), what it holds in the
+// local store now. The store must exist (the caller checks: opening would make it).
+func (s *Service) ProjectHolds(ctx context.Context, p *projects.Project) ([]RouteHold, error) {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
+	return holds.Of(ctx, s.kit(), p)
 }
 
 // store returns the store through the call's view; without one, ErrNoView.
