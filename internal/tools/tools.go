@@ -86,11 +86,6 @@ func (s *Service) kit() *kit.Kit {
 	return s.k
 }
 
-// access is what the person's projects let this call see and write.
-func (s *Service) access(ctx context.Context) (*kit.Access, error) { return s.kit().Access(ctx) }
-
-type configAccount = config.Account
-
 func (s *Service) opener() *view.Opener {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -179,24 +174,9 @@ var (
 	_ dispatch.Views     = (*Service)(nil)
 )
 
-// visible returns the configured accounts this connection may see, through the call's view.
-func (s *Service) visible(ctx context.Context) ([]config.Account, error) {
-	v, err := view.From(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return v.Accounts()
-}
-
 // visibleNames returns the names of the accounts this connection may see.
 func (s *Service) visibleNames(ctx context.Context) ([]string, error) {
 	return s.kit().VisibleNames(ctx)
-}
-
-// allowed reports whether this connection may see the account named name.
-func (s *Service) allowed(ctx context.Context, name string) bool {
-	v, err := view.From(ctx)
-	return err == nil && v.Allowed(name)
 }
 
 // MaxShowText and MaxHeaderText are kit's, named here for the tests of the command line.
