@@ -1,8 +1,8 @@
 // Package tools implements the catalog's tools (the generated Handlers
 // interface) and the resources the server offers. Service composes the domain
 // packages under internal/tools, one per catalog file, each implementing its
-// file's interface, and serves the tools of the files not yet in a package of
-// their own. Every handler reads the configuration and the store through the view
+// file's interface, and names what the command line runs of them (rules at
+// sync, the Sieve push, project holds). Every handler reads the configuration and the store through the view
 // dispatch opens for its call (package view); it never returns an account's
 // secret or how it is obtained.
 package tools
@@ -15,13 +15,19 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/projects"
 	srcnotes "github.com/postern-mcp/postern/internal/source/notes"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/actions"
 	"github.com/postern-mcp/postern/internal/tools/attachments"
 	"github.com/postern-mcp/postern/internal/tools/calendars"
+	"github.com/postern-mcp/postern/internal/tools/calwrite"
 	"github.com/postern-mcp/postern/internal/tools/core"
+	"github.com/postern-mcp/postern/internal/tools/holds"
+	"github.com/postern-mcp/postern/internal/tools/invite"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
+	"github.com/postern-mcp/postern/internal/tools/mailrules"
 	"github.com/postern-mcp/postern/internal/tools/notes"
 	"github.com/postern-mcp/postern/internal/tools/unsubscribe"
 	"github.com/postern-mcp/postern/internal/tools/view"
@@ -50,6 +56,10 @@ type Service struct {
 	// generated.Handlers over the kit, set at the first view.
 	mail.Mail
 	calendars.Calendars
+	calwrite.CalWrite
+	actions.Actions
+	invite.Invite
+	mailrules.Rules
 	core.Core
 	notes.Notes
 	attachments.Attachments
@@ -62,20 +72,19 @@ func (s *Service) kit() *kit.Kit {
 	defer s.mu.Unlock()
 	if s.k == nil {
 		s.k = &kit.Kit{Version: s.Version, Config: s.Config, SaveDir: s.SaveDir, Sync: s.Sync}
-		s.Mail.Kit, s.Mail.Invitation = s.k, s.invitationView
+		s.Mail.Kit, s.Mail.Invitation = s.k, s.Invite.InvitationView
 		s.Notes.Kit = s.k
 		s.Calendars.Kit = s.k
+		s.CalWrite.Kit, s.CalWrite.Calendars = s.k, &s.Calendars
+		s.Invite.Kit, s.Invite.Mail, s.Invite.Calendars = s.k, &s.Mail, &s.Calendars
+		s.Rules.Kit, s.Rules.Mail, s.Rules.Actions, s.Rules.OpenView = s.k, &s.Mail, &s.Actions, s.OpenView
+		s.Actions.Kit, s.Actions.Mail, s.Actions.Calendars, s.Actions.CalWrite = s.k, &s.Mail, &s.Calendars, &s.CalWrite
 		s.Core.Kit = s.k
 		s.Attachments.Kit, s.Attachments.FindMessage = s.k, s.Mail.Message
 		s.Unsubscribe.Kit, s.Unsubscribe.Mail = s.k, &s.Mail
 	}
 	return s.k
 }
-
-// access is what the person's projects let this call see and write.
-func (s *Service) access(ctx context.Context) (*kit.Access, error) { return s.kit().Access(ctx) }
-
-type configAccount = config.Account
 
 func (s *Service) opener() *view.Opener {
 	s.mu.Lock()
@@ -99,6 +108,45 @@ func (s *Service) OpenView(ctx context.Context) context.Context {
 // sync calls it. It returns nil and no error when no notes folder is configured.
 func (s *Service) RefreshNotes(ctx context.Context) (*srcnotes.Result, []string, error) {
 	return s.Notes.RefreshNotes(s.OpenView(ctx)) // not a tool: it opens its own view
+}
+
+// RuleRun is what the rules did to one account's new mail at a sync (package mailrules).
+type RuleRun = mailrules.RuleRun
+
+// SievePlan is a Sieve push worked out and not yet done (package mailrules).
+type SievePlan = mailrules.SievePlan
+
+// RulesClient is the client the action log names for what rules did at a sync.
+const RulesClient = mailrules.RulesClient
+
+// ApplyRules runs the enabled rules over the accounts' new mail; postern sync calls it.
+// Not a tool: it opens its own view, the person's (package mailrules).
+func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun, error) {
+	s.kit()
+	return s.Rules.ApplyRules(ctx, accounts)
+}
+
+// PlanSievePush says what pushing the rules to account's Sieve would do, changing nothing
+// (postern rules push). Not a tool: it opens its own view (package mailrules).
+func (s *Service) PlanSievePush(ctx context.Context, account string) (*SievePlan, error) {
+	s.kit()
+	return s.Rules.PlanSievePush(ctx, account)
+}
+
+// PushSieve does what p planned. Not a tool: it opens its own view (package mailrules).
+func (s *Service) PushSieve(ctx context.Context, p *SievePlan) (*generated.SievePush, error) {
+	s.kit()
+	return s.Rules.PushSieve(ctx, p)
+}
+
+// RouteHold is what one route of a project holds now (package holds).
+type RouteHold = holds.RouteHold
+
+// ProjectHolds says, for each route and tie of p (one entry per value), what it holds in the
+// local store now. The store must exist (the caller checks: opening would make it).
+func (s *Service) ProjectHolds(ctx context.Context, p *projects.Project) ([]RouteHold, error) {
+	ctx = s.OpenView(ctx) // not a tool: it opens its own view
+	return holds.Of(ctx, s.kit(), p)
 }
 
 // store returns the store through the call's view; without one, ErrNoView.
@@ -126,24 +174,9 @@ var (
 	_ dispatch.Views     = (*Service)(nil)
 )
 
-// visible returns the configured accounts this connection may see, through the call's view.
-func (s *Service) visible(ctx context.Context) ([]config.Account, error) {
-	v, err := view.From(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return v.Accounts()
-}
-
 // visibleNames returns the names of the accounts this connection may see.
 func (s *Service) visibleNames(ctx context.Context) ([]string, error) {
 	return s.kit().VisibleNames(ctx)
-}
-
-// allowed reports whether this connection may see the account named name.
-func (s *Service) allowed(ctx context.Context, name string) bool {
-	v, err := view.From(ctx)
-	return err == nil && v.Allowed(name)
 }
 
 // MaxShowText and MaxHeaderText are kit's, named here for the tests of the command line.

@@ -90,6 +90,16 @@ func HasScope(ctx context.Context, scope string) bool {
 	return false
 }
 
+// ClientName is who made the call, as the action log records it: the client's name, else
+// the call's era.
+func ClientName(ctx context.Context) string {
+	info := dispatch.InfoFrom(ctx)
+	if info.ClientName != "" {
+		return info.ClientName
+	}
+	return info.Era
+}
+
 // SearchesBodies says whether the grant widens searches to body words and attachment names: a
 // granted scope the catalog marks searches_bodies.
 func SearchesBodies(ctx context.Context) bool {

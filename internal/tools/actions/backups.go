@@ -1,4 +1,4 @@
-package tools
+package actions
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 
 // backupList is mail_actions with backups: a page of the kept backups of deleted
 // mail, newest first.
-func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
+func (s *Actions) backupList(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
 	accts, err := s.Mail.ScopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -81,25 +81,25 @@ func (s *Service) backupList(ctx context.Context, a *generated.MailActionsArgs) 
 	return res, nil
 }
 
-func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.Backup, error) {
+func (s *Actions) backup(ctx context.Context, id string) (*store.Store, *store.Backup, error) {
 	n, ok := store.DecodeBackupID(id)
 	notFound := fmt.Errorf("there is no backup %s; %s with backups: true lists them", id, generated.ToolMailActions)
 	if !ok {
-		if acc, err := s.access(ctx); err != nil {
+		if acc, err := s.Access(ctx); err != nil {
 			return nil, nil, err
 		} else {
 			return nil, nil, acc.NotFound(notFound.Error())
 		}
 	}
-	accts, err := s.visibleNames(ctx)
+	accts, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,7 +121,7 @@ func (s *Service) backup(ctx context.Context, id string) (*store.Store, *store.B
 // restoreAction is mail_undo given a backup's id: the backed-up message goes back
 // into the folder it was deleted from (INBOX when that is gone), as an action of
 // its own, which mail_undo given its action_id removes again.
-func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) (*generated.ActionResult, error) {
+func (s *Actions) restoreAction(ctx context.Context, a *generated.MailUndoArgs) (*generated.ActionResult, error) {
 	st, b, err := s.backup(ctx, a.ID)
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 	row.Reason = "put back from its backup; it shows with a new id after the next sync"
 	rows := []answerRow{{row: row}}
 	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "restore " + a.ID,
-		Client: clientName(ctx), Accounts: []string{b.Account}, Count: 1, Rows: loggedRows(rows),
+		Client: kit.ClientName(ctx), Accounts: []string{b.Account}, Count: 1, Rows: loggedRows(rows),
 		Items: []store.ActionItem{{Account: b.Account, MessageID: b.MessageID, Subject: b.Subject, ToFolder: folder, Backup: b.ID}}}
 	if err := st.RecordAction(ctx, log); err != nil {
 		return nil, err
@@ -167,12 +167,12 @@ func (s *Service) restoreAction(ctx context.Context, a *generated.MailUndoArgs) 
 
 // MailBackupsPurge implements mail_backups_purge and its commit: the backups
 // older than each account's retention, removed for good once the person approves.
-func (s *Service) MailBackupsPurge(ctx context.Context, a *generated.MailBackupsPurgeArgs) (*generated.Action, error) {
+func (s *Actions) MailBackupsPurge(ctx context.Context, a *generated.MailBackupsPurgeArgs) (*generated.Action, error) {
 	accts, err := s.Mail.ScopeAccounts(ctx, a.Account)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}

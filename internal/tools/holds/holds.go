@@ -1,4 +1,6 @@
-package tools
+// Package holds says what each route of a project holds now, for the person (postern project
+// show and list), counted from the local store as the tools decide what a project keeps.
+package holds
 
 import (
 	"context"
@@ -64,17 +66,16 @@ func (r *RouteHold) Count(kind string) int {
 	return map[string]int{"messages": r.Messages, "events": r.Events, "tasks": r.Tasks, "contacts": r.Contacts, "notes": r.Notes}[kind]
 }
 
-// ProjectHolds says, for each route and tie of p (one entry per value), what it holds in the
-// local store now. The store must exist (the caller checks: opening would make it).
-func (s *Service) ProjectHolds(ctx context.Context, p *projects.Project) ([]RouteHold, error) {
-	ctx = s.OpenView(ctx) // not a tool: it opens its own view
-	st, err := s.store(ctx)
+// Of says, for each route and tie of p (one entry per value), what it holds in the local
+// store now, read through the view ctx carries (tools.Service.ProjectHolds opens it).
+func Of(ctx context.Context, k *kit.Kit, p *projects.Project) ([]RouteHold, error) {
+	st, err := k.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var accts []config.Account
 	var noteRoots []string
-	if cfg, err := s.Config.Get(); err == nil {
+	if cfg, err := k.Config.Get(); err == nil {
 		accts = cfg.Accounts
 		noteRoots, _ = cfg.NotesFolders()
 	}

@@ -1,6 +1,6 @@
-package tools
+package actions
 
-// The action log of events and tasks. A write (calendar_write.go,
+// The action log of events and tasks. A write (package calwrite: calendar_write.go,
 // calendar_write_tasks.go) keeps the text it replaces exactly as the server
 // sent it, in a backup file beside mail's (0600, the folder 0700), and logs
 // the ETag its own write produced. mail_undo puts the kept text back only
@@ -18,123 +18,16 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/postern-mcp/postern/generated"
-	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/projects"
 	"github.com/postern-mcp/postern/internal/source/caldav"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calwrite"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 )
-
-// davChange is one write of an event or task, worked out and not yet done.
-type davChange struct {
-	w       *davObject // the object, its collection and account; w.o is nil for a new one
-	tool    string
-	what    string // what it does, for the log
-	href    string // where it writes
-	data    []byte // the new text; nil removes the object
-	uid     string // a new object's UID
-	summary string
-}
-
-// objectKind is the store's kind of an event or task write.
-func (w *davObject) objectKind() string {
-	if w.noun == "task" {
-		return store.ObjectTodo
-	}
-	return store.ObjectEvent
-}
-
-// apply does ch: keeps the text it replaces, writes, and logs the write with the ETag it
-// produced. It returns the object as now stored (nil when removed or not read back), the
-// action id, and a warning when something after the write failed.
-func (s *Service) apply(ctx context.Context, ch *davChange) (*store.Object, string, string, error) {
-	w := ch.w
-	item := store.DAVItem{Account: w.c.Account, Kind: w.objectKind(), Collection: w.c.URL, CollectionName: w.c.Name,
-		Href: ch.href, UID: ch.uid, Summary: ch.summary}
-	if w.o != nil {
-		if w.got == nil {
-			return nil, "", "", errors.New("nothing was written: the server's copy was not read first")
-		}
-		path, err := keepDAVBackup(w.c.Account, w.noun, w.got.Data)
-		if err != nil {
-			return nil, "", "", fmt.Errorf("nothing was written, because its present text could not be kept for an undo: %w", err)
-		}
-		item.HadBefore, item.BeforeFile, item.BeforeSize = true, path, int64(len(w.got.Data))
-		item.BeforeETag, item.UID, item.Object = w.o.ETag, w.o.UID, w.o.ID
-	}
-	var o *store.Object
-	var warn string
-	var err error
-	if ch.data == nil {
-		warn, err = s.remove(ctx, w)
-	} else {
-		etag := ""
-		if w.o != nil {
-			etag = w.o.ETag
-		}
-		o, item.AfterETag, warn, err = s.put(ctx, w, ch.href, etag, ch.data)
-	}
-	if err != nil {
-		if item.BeforeFile != "" {
-			os.Remove(item.BeforeFile)
-		}
-		return nil, "", "", err
-	}
-	if o != nil {
-		item.Object, item.UID = o.ID, o.UID
-	}
-	log := &store.Action{At: time.Now().UTC(), Tool: ch.tool, What: ch.what, Client: clientName(ctx),
-		Accounts: []string{w.c.Account}, Count: 1, DAV: []store.DAVItem{item}}
-	if err := w.st.RecordAction(ctx, log); err != nil {
-		return nil, "", "", fmt.Errorf("the %s was written but the action log could not be written (%v); %s cannot put it back", w.noun, err, generated.ToolMailUndo)
-	}
-	return o, store.EncodeActionID(log.ID), warn, nil
-}
-
-// keepDAVBackup writes an event's or task's text, byte for byte, to the account's backup
-// folder (the one of mail's backups), 0600 in a folder 0700.
-func keepDAVBackup(account, noun string, data []byte) (string, error) {
-	return writeBackup(config.BackupDir(account), noun, ".ics", data)
-}
-
-// writeBackup writes data to a new file of dir named after now and name (0600, the
-// folder 0700), synced to disk before it returns.
-func writeBackup(dir, name, ext string, data []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("cannot create the backup folder %s: %w", dir, err)
-	}
-	now := time.Now().UTC()
-	var f *os.File
-	var path string
-	var err error
-	for i := 0; ; i++ {
-		path = filepath.Join(dir, fmt.Sprintf("%s-%s-%d%s", now.Format("20060102T150405.000"), name, i, ext))
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil || !errors.Is(err, os.ErrExist) || i > 100 {
-			break
-		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot write the backup %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return "", fmt.Errorf("cannot write the backup %s: %w", path, err)
-	}
-	return path, nil
-}
 
 // davScope is the scope undoing a write of kind needs besides mail_undo's own.
 func davScope(kind string) string {
@@ -177,13 +70,13 @@ func keepsDAV(a *kit.Access, items []store.DAVItem) bool {
 
 // undoDAV is mail_undo of an action on events and tasks: each item is put back, or left
 // alone with the reason, and the undo is logged with the reverse of what it did.
-func (s *Service) undoDAV(ctx context.Context, st *store.Store, act *store.Action, id string, dryRun bool) (*generated.ActionResult, error) {
+func (s *Actions) undoDAV(ctx context.Context, st *store.Store, act *store.Action, id string, dryRun bool) (*generated.ActionResult, error) {
 	for _, d := range act.DAV {
 		if sc := davScope(d.Kind); !kit.HasScope(ctx, sc) {
 			return nil, fmt.Errorf("action %s changed a %s; undoing it needs the scope %q too, which this connection was not granted; the person can undo it with postern undo %s", id, davNoun(d.Kind), sc, id)
 		}
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +85,7 @@ func (s *Service) undoDAV(ctx context.Context, st *store.Store, act *store.Actio
 	}
 	res := &generated.ActionResult{Action: "undo " + id, Messages: []generated.ActionRow{}}
 	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "undo " + id + " (" + act.What + ")",
-		Client: clientName(ctx), Undoes: act.ID, Accounts: act.Accounts}
+		Client: kit.ClientName(ctx), Undoes: act.ID, Accounts: act.Accounts}
 	for _, d := range act.DAV {
 		row := generated.ActionRow{ID: davRowID(d.Kind, d.Object), Subject: d.Summary, To: d.CollectionName}
 		back, err := s.undoDAVItem(ctx, st, d, dryRun, &row)
@@ -233,7 +126,7 @@ func davRowID(kind string, id int64) string {
 
 // undoDAVItem puts back one event or task (with dryRun, says only what it would do). It
 // returns what undoes the undo, when it changed the server.
-func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVItem, dryRun bool, row *generated.ActionRow) (*store.DAVItem, error) {
+func (s *Actions) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVItem, dryRun bool, row *generated.ActionRow) (*store.DAVItem, error) {
 	noun := davNoun(d.Kind)
 	_, cs, err := s.Calendars.Collections(ctx, store.KindCalendar, store.KindTasks)
 	if err != nil {
@@ -252,7 +145,7 @@ func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVI
 	if noun == "task" {
 		what = "task list"
 	}
-	acct, err := s.writeAccount(ctx, c, what)
+	acct, err := s.CalWrite.WriteAccount(ctx, c, what)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +164,7 @@ func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVI
 	changed := func(why string) (*store.DAVItem, error) {
 		row.Outcome, row.Reason = outChangedSince, why
 		if cur != nil {
-			_, _ = keep(ctx, st, c, d.Href, cur) // the store takes what the server holds now
+			_, _ = calwrite.Keep(ctx, st, c, d.Href, cur) // the store takes what the server holds now
 		}
 		return nil, nil
 	}
@@ -312,7 +205,7 @@ func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVI
 		Href: d.Href, UID: d.UID, Summary: d.Summary, Object: d.Object}
 	if cur != nil {
 		// What the undo replaces is kept too, so that undoing the undo writes it again.
-		path, err := keepDAVBackup(d.Account, noun, cur.Data)
+		path, err := calwrite.KeepDAVBackup(d.Account, noun, cur.Data)
 		if err != nil {
 			return nil, fmt.Errorf("nothing was changed, because its present text could not be kept: %w", err)
 		}
@@ -354,7 +247,7 @@ func (s *Service) undoDAVItem(ctx context.Context, st *store.Store, d store.DAVI
 		if etag == "" {
 			etag = got.ETag
 		}
-		if o, err := keep(ctx, st, c, d.Href, got); err == nil {
+		if o, err := calwrite.Keep(ctx, st, c, d.Href, got); err == nil {
 			back.Object, back.UID = o.ID, o.UID
 			row.ID = davRowID(d.Kind, o.ID)
 		}

@@ -1,4 +1,4 @@
-package tools
+package actions
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // State, one STORE per flag change and one MOVE per folder to go back to.
 //
 // Given a backup's id (b…) instead, it restores that deleted message (restoreAction).
-func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*generated.ActionResult, error) {
+func (s *Actions) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*generated.ActionResult, error) {
 	if strings.HasPrefix(a.ID, "b") {
 		return s.restoreAction(ctx, a)
 	}
@@ -39,12 +39,12 @@ func (s *Service) MailUndo(ctx context.Context, a *generated.MailUndoArgs) (*gen
 	if len(act.DAV) > 0 {
 		return s.undoDAV(ctx, st, act, a.ID, a.DryRun)
 	}
-	if err := s.kit().RefuseKeptItems(ctx, st, act.Items); err != nil {
+	if err := s.Kit.RefuseKeptItems(ctx, st, act.Items); err != nil {
 		return nil, err
 	}
 	res := &generated.ActionResult{Action: "undo " + a.ID, Messages: []generated.ActionRow{}}
 	log := &store.Action{At: time.Now().UTC(), Tool: generated.ToolMailUndo, What: "undo " + a.ID + " (" + act.What + ")",
-		Client: clientName(ctx), Undoes: act.ID}
+		Client: kit.ClientName(ctx), Undoes: act.ID}
 	rows := make([]generated.ActionRow, len(act.Items))
 	for i, it := range act.Items {
 		rows[i] = generated.ActionRow{ID: store.EncodeID(it.Message), Subject: it.Subject, From: it.ToFolder, To: it.FromFolder, Outcome: outPutBack}
@@ -134,12 +134,12 @@ func itemMessages(items []store.ActionItem) []int64 {
 	return out
 }
 
-func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *store.Action, error) {
+func (s *Actions) loggedAction(ctx context.Context, id string) (*store.Store, *store.Action, error) {
 	n, ok := store.DecodeActionID(id)
 	if !ok {
 		return nil, nil, fmt.Errorf("%q is not an action id; %s lists them", id, generated.ToolMailActions)
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -150,7 +150,7 @@ func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *s
 	if err != nil {
 		return nil, nil, err
 	}
-	visible, err := s.visibleNames(ctx)
+	visible, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Service) loggedAction(ctx context.Context, id string) (*store.Store, *s
 
 // undoFolder puts back the items idx of one folder (where the action left them),
 // writing each one's outcome in rows and what undoes the undo in log.
-func (s *Service) undoFolder(ctx context.Context, st *store.Store, c source.Session, items []store.ActionItem, idx []int, rows []generated.ActionRow, log *store.Action) error {
+func (s *Actions) undoFolder(ctx context.Context, st *store.Store, c source.Session, items []store.ActionItem, idx []int, rows []generated.ActionRow, log *store.Action) error {
 	first := items[idx[0]]
 	// A later action, undone since, may have put the message back into this folder under a new
 	// UID: the store follows every move postern makes (MoveStored keeps the message's id), so
@@ -323,7 +323,7 @@ func (s *Service) undoFolder(ctx context.Context, st *store.Store, c source.Sess
 }
 
 // restoreBackup appends a backup's bytes to folder (INBOX when it is gone).
-func (s *Service) restoreBackup(ctx context.Context, st *store.Store, c source.Session, id int64, folder string, row *generated.ActionRow) (*store.ActionItem, error) {
+func (s *Actions) restoreBackup(ctx context.Context, st *store.Store, c source.Session, id int64, folder string, row *generated.ActionRow) (*store.ActionItem, error) {
 	b, err := st.BackupByID(ctx, id, nil)
 	if err != nil {
 		return nil, fmt.Errorf("its backup b%d is gone, so it cannot be restored", id)

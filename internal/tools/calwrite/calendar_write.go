@@ -1,13 +1,16 @@
-package tools
+// Package calwrite serves the tools of catalog/calendar_write.yaml: creating, changing and
+// removing events and tasks on CalDAV servers, each write recorded so that mail_undo
+// (package actions) can put it back.
+package calwrite
 
 // The calendar and task writes (catalog/calendar_write.yaml): changes postern
 // can put back (effect reversible). A handler reads the server's current copy
 // first (a GET): when it is not the copy the store holds, the store takes it
 // and the handler refuses, saying what changed, so the agent reads it again
 // before changing it. The change is made to that copy line by line
-// (calendar_write_ics.go). With dry_run the answer shows the result as lines
+// (package calendar). With dry_run the answer shows the result as lines
 // and nothing is written; else the copy read is kept, byte for byte, in a
-// backup file (dav_undo.go), the change is written with If-Match of its ETag
+// backup file (dav_record.go), the change is written with If-Match of its ETag
 // (a 412 is refused the same way), and the action log records the ETag the
 // write produced, so that mail_undo puts the copy back only over postern's own
 // write. After a write the store is refreshed at once from the server, so
@@ -42,9 +45,18 @@ import (
 	"github.com/postern-mcp/postern/internal/tools/kit"
 )
 
-// writeAccount is the account of collection c, if postern may write to c.
-func (s *Service) writeAccount(ctx context.Context, c *store.Collection, what string) (config.Account, error) {
-	accts, err := s.visible(ctx)
+// CalWrite implements generated.CalendarWriteHandlers.
+type CalWrite struct {
+	*kit.Kit
+	// Calendars reads the collections and objects written to.
+	Calendars *calendars.Calendars
+}
+
+var _ generated.CalendarWriteHandlers = (*CalWrite)(nil)
+
+// WriteAccount is the account of collection c, if postern may write to c.
+func (s *CalWrite) WriteAccount(ctx context.Context, c *store.Collection, what string) (config.Account, error) {
+	accts, err := s.Visible(ctx)
 	if err != nil {
 		return config.Account{}, err
 	}
@@ -67,7 +79,7 @@ func (s *Service) writeAccount(ctx context.Context, c *store.Collection, what st
 // one named, else the only writable one of the first kind that has any. One the
 // person's projects keep from agents is refused before anything else is looked at,
 // and never named.
-func (s *Service) targetCollection(ctx context.Context, acc *kit.Access, kind projects.Kind, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
+func (s *CalWrite) targetCollection(ctx context.Context, acc *kit.Access, kind projects.Kind, name *string, what string, kinds ...string) (*store.Store, *store.Collection, config.Account, error) {
 	st, cs, err := s.Calendars.Collections(ctx, kinds...)
 	if err != nil {
 		return nil, nil, config.Account{}, err
@@ -87,7 +99,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *kit.Access, kind pr
 		if err := acc.RefuseWrite(noun, projects.Thing{Kind: kind, Account: c.Account, Collection: c.Name, URL: c.URL}); err != nil {
 			if name != nil && *name != "" {
 				refusals = append(refusals, err)
-			} else if _, werr := s.writeAccount(ctx, c, what); werr == nil {
+			} else if _, werr := s.WriteAccount(ctx, c, what); werr == nil {
 				refusals = append(refusals, err) // a writable one this agent may not write to
 			}
 			continue
@@ -104,7 +116,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *kit.Access, kind pr
 	writable := func(k string) []*store.Collection {
 		var out []*store.Collection
 		for _, c := range cs {
-			if _, err := s.writeAccount(ctx, c, what); err == nil && (k == "" || c.Kind == k) {
+			if _, err := s.WriteAccount(ctx, c, what); err == nil && (k == "" || c.Kind == k) {
 				out = append(out, c)
 			}
 		}
@@ -114,7 +126,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *kit.Access, kind pr
 	if name != nil && *name != "" {
 		ws = writable("")
 		if len(ws) == 0 {
-			_, err := s.writeAccount(ctx, cs[0], what)
+			_, err := s.WriteAccount(ctx, cs[0], what)
 			return nil, nil, config.Account{}, err
 		}
 	} else {
@@ -131,7 +143,7 @@ func (s *Service) targetCollection(ctx context.Context, acc *kit.Access, kind pr
 	case 0:
 		return nil, nil, config.Account{}, fmt.Errorf("there is no %s postern may write to here; a CalDAV account's %ss are (postern account add NAME --caldav URL …), and %s lists them", what, what, generated.ToolCalendarList)
 	case 1:
-		acct, err := s.writeAccount(ctx, ws[0], what)
+		acct, err := s.WriteAccount(ctx, ws[0], what)
 		return st, ws[0], acct, err
 	}
 	var names []string
@@ -160,7 +172,7 @@ type davObject struct {
 // current reads the server's copy of the object. When it is not the copy the
 // store holds, the store takes the server's and the write is refused with
 // what changed.
-func (s *Service) current(ctx context.Context, w *davObject) error {
+func (s *CalWrite) current(ctx context.Context, w *davObject) error {
 	cl, err := caldav.ClientFor(ctx, w.acct, w.c)
 	if err != nil {
 		return fmt.Errorf("nothing was written: %w", err)
@@ -177,7 +189,7 @@ func (s *Service) current(ctx context.Context, w *davObject) error {
 	}
 	if !calendar.SameText(got.Data, []byte(w.o.Data)) {
 		what := calendar.Changes(w.o.Data, string(got.Data))
-		_, _ = keep(ctx, w.st, w.c, w.o.Href, got)
+		_, _ = Keep(ctx, w.st, w.c, w.o.Href, got)
 		return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and make the change anew", w.noun, what, w.read)
 	}
 	if got.ETag != "" && got.ETag != w.o.ETag {
@@ -188,8 +200,8 @@ func (s *Service) current(ctx context.Context, w *davObject) error {
 	return nil
 }
 
-// keep stores obj, the server's copy of the object at href, in the store.
-func keep(ctx context.Context, st *store.Store, c *store.Collection, href string, obj *caldav.Object) (*store.Object, error) {
+// Keep stores obj, the server's copy of the object at href, in the store.
+func Keep(ctx context.Context, st *store.Store, c *store.Collection, href string, obj *caldav.Object) (*store.Object, error) {
 	o := &store.Object{CollectionID: c.ID, Href: href, ETag: obj.ETag, Data: string(obj.Data)}
 	if err := caldav.Fill(o); err != nil {
 		return nil, err
@@ -204,7 +216,7 @@ func keep(ctx context.Context, st *store.Store, c *store.Collection, href string
 // a new href, If-None-Match), then refreshes the store from the server. A
 // conflict is refused with what changed. It returns the ETag the write produced
 // (the PUT's answer, else the one read back at once), which an undo checks.
-func (s *Service) put(ctx context.Context, w *davObject, href, etag string, data []byte) (*store.Object, string, string, error) {
+func (s *CalWrite) put(ctx context.Context, w *davObject, href, etag string, data []byte) (*store.Object, string, string, error) {
 	newETag, err := w.cl.PutIfMatch(ctx, href, etag, data)
 	if errors.Is(err, caldav.ErrConflict) {
 		if etag == "" {
@@ -225,7 +237,7 @@ func (s *Service) put(ctx context.Context, w *davObject, href, etag string, data
 	if newETag == "" {
 		newETag = got.ETag
 	}
-	o, err := keep(ctx, w.st, w.c, href, got)
+	o, err := Keep(ctx, w.st, w.c, href, got)
 	if err != nil {
 		return nil, newETag, "the " + w.noun + " was written, but the local copy was not refreshed (" + err.Error() + "); run postern sync", nil
 	}
@@ -234,11 +246,11 @@ func (s *Service) put(ctx context.Context, w *davObject, href, etag string, data
 
 // conflict is the refusal of a write the server turned down (412): what
 // changed since the copy read, which the store now takes.
-func (s *Service) conflict(ctx context.Context, w *davObject) error {
+func (s *CalWrite) conflict(ctx context.Context, w *davObject) error {
 	what := "it changed or was deleted"
 	if got, err := w.cl.Get(ctx, w.o.Href); err == nil {
 		what = calendar.Changes(w.o.Data, string(got.Data))
-		_, _ = keep(ctx, w.st, w.c, w.o.Href, got)
+		_, _ = Keep(ctx, w.st, w.c, w.o.Href, got)
 	}
 	return fmt.Errorf("the %s changed on the server since it was read: %s; nothing was written. Read it again with %s and make the change anew", w.noun, what, w.read)
 }
@@ -265,7 +277,7 @@ func newUID() string {
 
 // eventTarget reads the event an id names, with what writing it takes; a kept one
 // is as missing.
-func (s *Service) eventTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, string, error) {
+func (s *CalWrite) eventTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, string, error) {
 	n, key, ok := calendars.ParseEventID(id)
 	if !ok {
 		return nil, "", calendars.ErrNoEvent
@@ -280,11 +292,11 @@ func (s *Service) eventTarget(ctx context.Context, acc *kit.Access, id string) (
 	if calendars.KeepsObject(acc, projects.Event, o, c) {
 		return nil, "", calendars.ErrNoEvent
 	}
-	acct, err := s.writeAccount(ctx, c, "calendar")
+	acct, err := s.WriteAccount(ctx, c, "calendar")
 	if err != nil {
 		return nil, "", err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -333,8 +345,8 @@ func checkRule(r string) (string, error) {
 }
 
 // CalendarCreate implements calendar_create.
-func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreateArgs) (*generated.EventWritten, error) {
-	acc, err := s.access(ctx)
+func (s *CalWrite) CalendarCreate(ctx context.Context, a *generated.CalendarCreateArgs) (*generated.EventWritten, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -434,7 +446,7 @@ func (s *Service) CalendarCreate(ctx context.Context, a *generated.CalendarCreat
 }
 
 // eventWritten completes a write's answer: its action id, and the event as now stored.
-func (s *Service) eventWritten(ctx context.Context, res *generated.EventWritten, o *store.Object, c *store.Collection, key, warn, actionID string) *generated.EventWritten {
+func (s *CalWrite) eventWritten(ctx context.Context, res *generated.EventWritten, o *store.Object, c *store.Collection, key, warn, actionID string) *generated.EventWritten {
 	res.ActionID, res.Warning = actionID, warn
 	if o == nil {
 		return res
@@ -505,7 +517,7 @@ func eventLines(v calendars.View, c *store.Collection, text, key string, changed
 
 // CalendarUpdate implements calendar_update: the fields given, or, with cancel, the
 // event's cancellation (which takes no other field).
-func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
+func (s *CalWrite) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
 	fields := eventFieldsGiven(a)
 	if a.Cancel && len(fields) > 0 {
 		return nil, fmt.Errorf("cancel takes no other field (%s given): cancel the event in one call, or change it in another, and nothing was changed", strings.Join(fields, ", "))
@@ -513,7 +525,7 @@ func (s *Service) CalendarUpdate(ctx context.Context, a *generated.CalendarUpdat
 	if !a.Cancel && len(fields) == 0 {
 		return nil, errors.New("nothing to change: give at least one of summary, start, end, time_zone, location or description, or cancel: true")
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -543,7 +555,7 @@ func eventFieldsGiven(a *generated.CalendarUpdateArgs) []string {
 	return out
 }
 
-func (s *Service) calendarUpdate(ctx context.Context, acc *kit.Access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
+func (s *CalWrite) calendarUpdate(ctx context.Context, acc *kit.Access, a *generated.CalendarUpdateArgs) (*generated.EventWritten, error) {
 	w, key, err := s.eventTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err
@@ -751,7 +763,7 @@ func editEvent(data, key string, a *generated.CalendarUpdateArgs, person, zone *
 // calendarCancel cancels the event id (calendar_update with cancel): one instance is
 // excluded (EXDATE), a whole event with attendees is kept and marked cancelled, one
 // without is deleted.
-func (s *Service) calendarCancel(ctx context.Context, acc *kit.Access, id string, dryRun bool) (*generated.EventWritten, error) {
+func (s *CalWrite) calendarCancel(ctx context.Context, acc *kit.Access, id string, dryRun bool) (*generated.EventWritten, error) {
 	w, key, err := s.eventTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err
@@ -828,7 +840,7 @@ func (s *Service) calendarCancel(ctx context.Context, acc *kit.Access, id string
 }
 
 // remove deletes the object with If-Match of the ETag read, and from the store.
-func (s *Service) remove(ctx context.Context, w *davObject) (string, error) {
+func (s *CalWrite) remove(ctx context.Context, w *davObject) (string, error) {
 	err := w.cl.DeleteIfMatch(ctx, w.o.Href, w.o.ETag)
 	if errors.Is(err, caldav.ErrConflict) {
 		return "", s.conflict(ctx, w)

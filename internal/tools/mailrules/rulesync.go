@@ -1,4 +1,4 @@
-package tools
+package mailrules
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/actions"
 )
 
 // RulesClient is the client the action log names for what rules did at a sync.
@@ -37,14 +38,14 @@ type RuleRun struct {
 // name in what it did) and mail_undo puts it back. The first time an account
 // is seen, its existing mail is only marked as seen: rules_apply_existing is
 // how a rule runs over old mail.
-func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun, error) {
+func (s *Rules) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun, error) {
 	all, err := s.loadRules()
 	if err != nil {
 		return nil, err
 	}
 	ctx = dispatch.WithInfo(ctx, dispatch.CallInfo{Era: dispatch.EraCLI, ClientName: RulesClient})
 	ctx = s.OpenView(ctx) // not a tool: it opens its own view, the person's
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +69,7 @@ func (s *Service) ApplyRules(ctx context.Context, accounts []string) ([]RuleRun,
 	return out, nil
 }
 
-func (s *Service) applyRules(ctx context.Context, st *store.Store, account string, enabled []generated.Rule) (RuleRun, error) {
+func (s *Rules) applyRules(ctx context.Context, st *store.Store, account string, enabled []generated.Rule) (RuleRun, error) {
 	run := RuleRun{Account: account}
 	inbox, err := st.FindFolder(ctx, account, "INBOX")
 	var fe *store.FolderError
@@ -101,7 +102,7 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 	})
 	type group struct {
 		names []string
-		plan  plan
+		plan  actions.Plan
 		ids   []string
 	}
 	groups := map[string]*group{}
@@ -161,8 +162,7 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 				continue
 			}
 			merged.Name = strings.Join(names, ", ")
-			p := s.planOf(merged)
-			p.tool = generated.ToolMailSync
+			p := s.planOf(merged, generated.ToolMailSync)
 			key := merged.Name + "\x00" + strings.Join(describe(merged.Actions), "\x00")
 			if groups[key] == nil {
 				groups[key] = &group{names: names, plan: p}
@@ -174,8 +174,8 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 	for _, key := range order {
 		g := groups[key]
 		for len(g.ids) > 0 {
-			n := min(len(g.ids), maxActed)
-			res, err := s.act(ctx, g.ids[:n], nil, false, g.plan)
+			n := min(len(g.ids), actions.MaxActed)
+			res, err := s.Actions.Act(ctx, g.ids[:n], nil, false, g.plan)
 			g.ids = g.ids[n:]
 			if err != nil {
 				run.Errors = append(run.Errors, fmt.Sprintf("rule %s: %v", strings.Join(g.names, ", "), err))
@@ -221,7 +221,7 @@ func (s *Service) applyRules(ctx context.Context, st *store.Store, account strin
 
 // forward sends a copy of message id to addr from its account, as a forward
 // with the original's text; [send] allow is checked as for every send.
-func (s *Service) forward(ctx context.Context, account string, id int64, addr string) error {
+func (s *Rules) forward(ctx context.Context, account string, id int64, addr string) error {
 	if err := s.Mail.CheckRecipients([]string{addr}); err != nil {
 		return err
 	}

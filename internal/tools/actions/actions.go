@@ -1,4 +1,7 @@
-package tools
+// Package actions serves the tools of catalog/mail_actions.yaml: moving and marking mail,
+// the action log and its undo (of mail and of the calendar writes, package calwrite),
+// backups and their purge; the rules domain runs its plans through Act.
+package actions
 
 import (
 	"cmp"
@@ -14,12 +17,25 @@ import (
 
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
-	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/calendars"
+	"github.com/postern-mcp/postern/internal/tools/calwrite"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
 )
+
+// Actions implements generated.MailActionsHandlers.
+type Actions struct {
+	*kit.Kit
+	// Mail resolves accounts and queries.
+	Mail *mail.Mail
+	// Calendars and CalWrite are what undoing a write of an event or task takes.
+	Calendars *calendars.Calendars
+	CalWrite  *calwrite.CalWrite
+}
+
+var _ generated.MailActionsHandlers = (*Actions)(nil)
 
 // Acting on mail (mail_move, with its words archive, junk, not_junk and trash;
 // mail_mark; mail_undo, which also restores a backup, backups.go). The rule the catalog's lint keeps: a change
@@ -31,8 +47,8 @@ import (
 // message the server changed since the store last saw it is reported, not
 // overwritten.
 
-// maxActed is how many messages one action may take.
-const maxActed = 500
+// MaxActed is how many messages one action may take.
+const MaxActed = 500
 
 // Outcomes of an action's rows.
 const (
@@ -53,8 +69,8 @@ const (
 	kwNotJunk = "$NotJunk"
 )
 
-// plan is what one action does to each of its messages.
-type plan struct {
+// Plan is what one action does to each of its messages.
+type Plan struct {
 	tool, what string
 	// dest gives the folder a message goes to ("" for no move), or an error for its account.
 	dest        func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error)
@@ -62,26 +78,26 @@ type plan struct {
 	backup      bool     // keep a backup of each message before changing anything
 	// perAccount, when set, gives the plan for the messages of one account (a word of
 	// mail_move means a different folder, or a folder, on each account).
-	perAccount func(ctx context.Context, st *store.Store, account string) (*plan, error)
+	perAccount func(ctx context.Context, st *store.Store, account string) (*Plan, error)
 }
 
 // selectTargets turns ids or a query into the visible messages they name.
-func (s *Service) selectTargets(ctx context.Context, ids []string, query *string) (*store.Store, []*store.Target, error) {
+func (s *Actions) selectTargets(ctx context.Context, ids []string, query *string) (*store.Store, []*store.Target, error) {
 	if len(ids) > 0 && query != nil {
 		return nil, nil, errors.New("give either ids or query, not both")
 	}
 	if len(ids) == 0 && query == nil {
 		return nil, nil, errors.New("say which messages: ids (from " + generated.ToolMailList + " or " + generated.ToolMailSearch + ") or a query")
 	}
-	accts, err := s.visibleNames(ctx)
+	accts, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,12 +118,12 @@ func (s *Service) selectTargets(ctx context.Context, ids []string, query *string
 		if err := mail.ResolveQueryAccounts(q, searchable); err != nil {
 			return nil, nil, err
 		}
-		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: kit.SearchesBodies(ctx), Limit: maxActed, Hide: hide})
+		rows, more, err := st.Messages(ctx, &store.Filter{Accounts: searchable, Query: q, Bodies: kit.SearchesBodies(ctx), Limit: MaxActed, Hide: hide})
 		if err != nil {
 			return nil, nil, err
 		}
 		if more {
-			return nil, nil, fmt.Errorf("the search finds more than %d messages; one action takes at most %d, so narrow the search (after:, before:, in:, from:)", maxActed, maxActed)
+			return nil, nil, fmt.Errorf("the search finds more than %d messages; one action takes at most %d, so narrow the search (after:, before:, in:, from:)", MaxActed, MaxActed)
 		}
 		if len(rows) == 0 {
 			return nil, nil, fmt.Errorf("the search finds no message, so nothing would change; check it with %s", generated.ToolMailSearch)
@@ -162,13 +178,13 @@ func uniqueIDs(ns []int64) []int64 {
 
 // actingAccount is the configured account of a message, which must be one whose
 // server postern can change.
-func (s *Service) actingAccount(ctx context.Context, name string) (config.Account, error) {
+func (s *Actions) actingAccount(ctx context.Context, name string) (config.Account, error) {
 	cfg, err := s.Config.Get()
 	if err != nil {
 		return config.Account{}, err
 	}
 	for _, a := range cfg.Accounts {
-		if a.Name == name && s.allowed(ctx, a.Name) {
+		if a.Name == name && s.Allowed(ctx, a.Name) {
 			if !mail.Writable(a) {
 				return a, fmt.Errorf("account %s is a read-only %s import; postern changes mail only on an IMAP account", a.Name, a.Kind)
 			}
@@ -178,8 +194,8 @@ func (s *Service) actingAccount(ctx context.Context, name string) (config.Accoun
 	return config.Account{}, fmt.Errorf("account %s is no longer configured; its messages cannot be changed", name)
 }
 
-// roleDest is the folder of the account that has role, else the configured one.
-func (s *Service) roleDest(role, noun, setting string) func(context.Context, *store.Store, *store.Target) (*store.FolderRef, error) {
+// RoleDest is the folder of the account that has role, else the configured one.
+func (s *Actions) RoleDest(role, noun, setting string) func(context.Context, *store.Store, *store.Target) (*store.FolderRef, error) {
 	return func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
 		f, err := st.RoleFolder(ctx, t.Account, role)
 		if err != nil || f != nil {
@@ -199,6 +215,38 @@ func (s *Service) roleDest(role, noun, setting string) func(context.Context, *st
 	}
 }
 
+// RulePlan turns a rule's actions into one plan of Act, logged as tool's and named what:
+// flags first, then at most one move. A forward is not part of it.
+func (s *Actions) RulePlan(tool, what string, acts []generated.RuleAction) Plan {
+	p := Plan{tool: tool, what: what}
+	for _, a := range acts {
+		switch a.Do {
+		case "archive":
+			p.dest = s.RoleDest(source.RoleArchive, "Archive", "archive_folder")
+		case "move":
+			folder := a.Folder
+			p.dest = func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
+				return st.FindFolder(ctx, t.Account, folder)
+			}
+		case "junk":
+			p.add = append(p.add, kwJunk)
+			p.dest = s.RoleDest(source.RoleJunk, "Junk", "")
+		case "delete":
+			p.backup = true
+			p.dest = s.RoleDest(source.RoleTrash, "Trash", "")
+		case "mark_read":
+			p.add = append(p.add, `\Seen`)
+		case "mark_unread":
+			p.remove = append(p.remove, `\Seen`)
+		case "flag":
+			p.add = append(p.add, `\Flagged`)
+		case "unflag":
+			p.remove = append(p.remove, `\Flagged`)
+		}
+	}
+	return p
+}
+
 // The words mail_move's to takes besides a folder's name: each names an account's
 // special folder and does what moving there means. Only the lower-case spelling is a
 // word, and on an account with a folder of exactly that name which is not the special
@@ -211,34 +259,34 @@ const (
 )
 
 // wordPlan is what a word of mail_move does on one account, or nil when to is no word.
-func (s *Service) wordPlan(word string) *plan {
+func (s *Actions) wordPlan(word string) *Plan {
 	switch word {
 	case toArchive:
-		return &plan{what: "archive", dest: s.roleDest(source.RoleArchive, "Archive", "archive_folder")}
+		return &Plan{what: "archive", dest: s.RoleDest(source.RoleArchive, "Archive", "archive_folder")}
 	case toJunk:
-		return &plan{what: "junk", add: []string{kwJunk}, remove: []string{kwNotJunk}, dest: s.roleDest(source.RoleJunk, "Junk", "")}
+		return &Plan{what: "junk", add: []string{kwJunk}, remove: []string{kwNotJunk}, dest: s.RoleDest(source.RoleJunk, "Junk", "")}
 	case toNotJunk:
-		return &plan{what: "not junk", add: []string{kwNotJunk}, remove: []string{kwJunk},
+		return &Plan{what: "not junk", add: []string{kwNotJunk}, remove: []string{kwJunk},
 			dest: func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
 				return st.FindFolder(ctx, t.Account, "INBOX")
 			}}
 	case toTrash:
-		return &plan{what: "delete", backup: true, dest: s.roleDest(source.RoleTrash, "Trash", "")}
+		return &Plan{what: "delete", backup: true, dest: s.RoleDest(source.RoleTrash, "Trash", "")}
 	}
 	return nil
 }
 
 // MailMove implements mail_move: to a folder, or with a word to an account's special
 // folder (archive; junk and not_junk, which report it; trash, a delete kept as a backup).
-func (s *Service) MailMove(ctx context.Context, a *generated.MailMoveArgs) (*generated.ActionResult, error) {
+func (s *Actions) MailMove(ctx context.Context, a *generated.MailMoveArgs) (*generated.ActionResult, error) {
 	folder := func(name string) func(context.Context, *store.Store, *store.Target) (*store.FolderRef, error) {
 		return func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
 			return st.FindFolder(ctx, t.Account, name)
 		}
 	}
-	p := plan{tool: generated.ToolMailMove, what: "move to " + a.To, dest: folder(a.To)}
+	p := Plan{tool: generated.ToolMailMove, what: "move to " + a.To, dest: folder(a.To)}
 	if w := s.wordPlan(a.To); w != nil {
-		p.perAccount = func(ctx context.Context, st *store.Store, account string) (*plan, error) {
+		p.perAccount = func(ctx context.Context, st *store.Store, account string) (*Plan, error) {
 			f, err := st.FolderNamed(ctx, account, a.To)
 			if err != nil {
 				return nil, err
@@ -247,18 +295,18 @@ func (s *Service) MailMove(ctx context.Context, a *generated.MailMoveArgs) (*gen
 				// A folder called exactly like the word: it is the word's folder, or the one meant.
 				special, err := w.dest(ctx, st, &store.Target{Account: account})
 				if err != nil || special == nil || special.ID != f.ID {
-					return &plan{what: p.what, dest: folder(a.To)}, nil
+					return &Plan{what: p.what, dest: folder(a.To)}, nil
 				}
 			}
 			return w, nil
 		}
 	}
-	return s.act(ctx, a.IDs, a.Query, a.DryRun, p)
+	return s.Act(ctx, a.IDs, a.Query, a.DryRun, p)
 }
 
 // MailMark implements mail_mark.
-func (s *Service) MailMark(ctx context.Context, a *generated.MailMarkArgs) (*generated.ActionResult, error) {
-	p := plan{tool: generated.ToolMailMark, what: "mark " + a.How}
+func (s *Actions) MailMark(ctx context.Context, a *generated.MailMarkArgs) (*generated.ActionResult, error) {
+	p := Plan{tool: generated.ToolMailMark, what: "mark " + a.How}
 	switch a.How {
 	case "read":
 		p.add = []string{`\Seen`}
@@ -269,7 +317,7 @@ func (s *Service) MailMark(ctx context.Context, a *generated.MailMarkArgs) (*gen
 	default:
 		p.remove = []string{`\Flagged`}
 	}
-	return s.act(ctx, a.IDs, a.Query, a.DryRun, p)
+	return s.Act(ctx, a.IDs, a.Query, a.DryRun, p)
 }
 
 // step is one message of an action with where it goes.
@@ -285,7 +333,7 @@ func withFlags(bits int, add, remove []string) int {
 }
 
 // act plans an action on the selected messages and, unless dryRun, does it.
-func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun bool, p plan) (*generated.ActionResult, error) {
+func (s *Actions) Act(ctx context.Context, ids []string, query *string, dryRun bool, p Plan) (*generated.ActionResult, error) {
 	st, targets, err := s.selectTargets(ctx, ids, query)
 	if err != nil {
 		return nil, err
@@ -300,7 +348,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 		}
 	}
 	// Each account's plan (the same for all but with a word of mail_move) and destination.
-	plans := map[string]*plan{}
+	plans := map[string]*Plan{}
 	var whats []string
 	for _, acct := range targetAccounts(targets) {
 		ap := &p
@@ -347,7 +395,7 @@ func (s *Service) act(ctx context.Context, ids []string, query *string, dryRun b
 		}
 		steps = append(steps, sp)
 	}
-	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: what, Client: clientName(ctx), Accounts: targetAccounts(targets)}
+	log := &store.Action{At: time.Now().UTC(), Tool: p.tool, What: what, Client: kit.ClientName(ctx), Accounts: targetAccounts(targets)}
 	if dryRun {
 		res.DryRun = kit.Ptr(true)
 		if err := s.shortAnswer(ctx, st, res, stepRows(steps), log); err != nil {
@@ -454,7 +502,7 @@ func fail(group []*step, err error) {
 
 func trimSentence(s string) string { return strings.TrimSuffix(strings.TrimSpace(s), ".") }
 
-func (s *Service) session(ctx context.Context, sessions map[string]source.Session, account string) (source.Session, error) {
+func (s *Actions) session(ctx context.Context, sessions map[string]source.Session, account string) (source.Session, error) {
 	if c := sessions[account]; c != nil {
 		return c, nil
 	}
@@ -472,7 +520,7 @@ func (s *Service) session(ctx context.Context, sessions map[string]source.Sessio
 
 // actOnFolder does a plan to the steps of one folder and logs what it did.
 // It returns how many backups it kept.
-func (s *Service) actOnFolder(ctx context.Context, st *store.Store, c source.Session, group []*step, p plan, log *store.Action) (int, error) {
+func (s *Actions) actOnFolder(ctx context.Context, st *store.Store, c source.Session, group []*step, p Plan, log *store.Action) (int, error) {
 	folder, uidv := group[0].t.Folder, group[0].t.UIDValidity
 	uids := make([]uint32, 0, len(group))
 	for _, sp := range group {
@@ -609,7 +657,7 @@ func maxModSeq(steps []*step, state map[uint32]source.MessageState) uint64 {
 
 // keepBackup writes the message's exact bytes to the account's backup folder
 // (0600, the folder 0700) and records it; nothing on the server changes.
-func (s *Service) keepBackup(ctx context.Context, st *store.Store, c source.Session, t *store.Target, flags []string) (int64, error) {
+func (s *Actions) keepBackup(ctx context.Context, st *store.Store, c source.Session, t *store.Target, flags []string) (int64, error) {
 	raw, err := c.Fetch(ctx, t.Folder, t.UID)
 	if err != nil {
 		return 0, err
@@ -652,14 +700,6 @@ func (s *Service) keepBackup(ctx context.Context, st *store.Store, c source.Sess
 		return 0, err
 	}
 	return b.ID, nil
-}
-
-func clientName(ctx context.Context) string {
-	info := dispatch.InfoFrom(ctx)
-	if info.ClientName != "" {
-		return info.ClientName
-	}
-	return info.Era
 }
 
 func itemAccounts(items []store.ActionItem) []string {

@@ -1,4 +1,8 @@
-package tools
+// Package mailrules serves the tools of catalog/rules.yaml: the person's mail rules
+// (listing, testing, proposing, approving, applying them to stored mail, pushing them to a
+// server's Sieve), and their run at each sync (ApplyRules). A rule's moves and marks are
+// package actions' plans.
+package mailrules
 
 import (
 	"context"
@@ -12,11 +16,24 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/rules"
 	"github.com/postern-mcp/postern/internal/search"
-	"github.com/postern-mcp/postern/internal/source"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/tools/actions"
 	"github.com/postern-mcp/postern/internal/tools/kit"
 	"github.com/postern-mcp/postern/internal/tools/mail"
 )
+
+// Rules implements generated.RulesHandlers.
+type Rules struct {
+	*kit.Kit
+	// Mail resolves accounts and sends forwards; Actions does what a rule does to messages.
+	Mail    *mail.Mail
+	Actions *actions.Actions
+	// OpenView opens the view of what the person runs, which is no tool call (ApplyRules,
+	// PlanSievePush, PushSieve): tools.Service's.
+	OpenView func(ctx context.Context) context.Context
+}
+
+var _ generated.RulesHandlers = (*Rules)(nil)
 
 // The rule tools (rules_*): what a rule may show follows the scopes. A rule
 // that looks at headers needs read:headers to be tested, proposed or
@@ -24,9 +41,9 @@ import (
 // what those parts hold.
 
 // rulesPath is the rules file beside the configuration.
-func (s *Service) rulesPath() string { return rules.Path(s.Config.Path()) }
+func (s *Rules) rulesPath() string { return rules.Path(s.Config.Path()) }
 
-func (s *Service) loadRules() ([]generated.Rule, error) { return rules.Load(s.rulesPath()) }
+func (s *Rules) loadRules() ([]generated.Rule, error) { return rules.Load(s.rulesPath()) }
 
 // needScopes refuses a rule whose conditions look at what this connection may not see.
 func needScopes(ctx context.Context, r generated.Rule, what string) error {
@@ -66,8 +83,8 @@ func ruleInfo(r generated.Rule, position int) generated.RuleInfo {
 }
 
 // checker is what rules.Checker needs of this connection's accounts and store.
-func (s *Service) checker(ctx context.Context) (rules.Checker, error) {
-	accts, err := s.visibleNames(ctx)
+func (s *Rules) checker(ctx context.Context) (rules.Checker, error) {
+	accts, err := s.VisibleNames(ctx)
 	if err != nil {
 		return rules.Checker{}, err
 	}
@@ -76,7 +93,7 @@ func (s *Service) checker(ctx context.Context) (rules.Checker, error) {
 		return rules.Checker{}, err
 	}
 	c := rules.Checker{Accounts: accts, SendAllowed: cfg.SendAllowed, Nearest: search.Nearest}
-	if st, err := s.store(ctx); err == nil {
+	if st, err := s.Store(ctx); err == nil {
 		c.Folder = func(account, name string) error {
 			in := accts
 			if account != "" {
@@ -97,12 +114,12 @@ func (s *Service) checker(ctx context.Context) (rules.Checker, error) {
 }
 
 // RulesList implements rules_list.
-func (s *Service) RulesList(ctx context.Context, a *generated.RulesListArgs) (*generated.RuleList, error) {
+func (s *Rules) RulesList(ctx context.Context, a *generated.RulesListArgs) (*generated.RuleList, error) {
 	all, err := s.loadRules()
 	if err != nil {
 		return nil, err
 	}
-	visible, err := s.visibleNames(ctx)
+	visible, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -126,15 +143,15 @@ func (s *Service) RulesList(ctx context.Context, a *generated.RulesListArgs) (*g
 // ruleBase is the selection the rule tools run rules over: the visible accounts (account,
 // when set), folder (every folder when ""), without what the person's projects keep from
 // agents; leftOut counts what is kept, over the folder or the accounts whatever the rule.
-func (s *Service) ruleBase(ctx context.Context, folder string, account *string) (st *store.Store, base store.Filter, leftOut int, err error) {
-	if st, err = s.store(ctx); err != nil {
+func (s *Rules) ruleBase(ctx context.Context, folder string, account *string) (st *store.Store, base store.Filter, leftOut int, err error) {
+	if st, err = s.Store(ctx); err != nil {
 		return nil, base, 0, err
 	}
 	accts, err := s.Mail.ScopeAccounts(ctx, account)
 	if err != nil {
 		return nil, base, 0, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, base, 0, err
 	}
@@ -170,7 +187,7 @@ func describe(acts []generated.RuleAction) []string {
 
 // RulesTest implements rules_test: the rule's problems, as rules_propose would find them,
 // and, when its match can be read here, what it matches of the stored mail.
-func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*generated.RuleTest, error) {
+func (s *Rules) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*generated.RuleTest, error) {
 	c, err := s.checker(ctx)
 	if err != nil {
 		return nil, err
@@ -209,7 +226,7 @@ func (s *Service) RulesTest(ctx context.Context, a *generated.RulesTestArgs) (*g
 }
 
 // RulesCoverage implements rules_coverage.
-func (s *Service) RulesCoverage(ctx context.Context, a *generated.RulesCoverageArgs) (*generated.RuleCoverage, error) {
+func (s *Rules) RulesCoverage(ctx context.Context, a *generated.RulesCoverageArgs) (*generated.RuleCoverage, error) {
 	all, err := s.loadRules()
 	if err != nil {
 		return nil, err
@@ -310,7 +327,7 @@ func moves(do string) bool {
 }
 
 // RulesPropose implements rules_propose: a proposal, or (withdraw) its withdrawal.
-func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArgs) (*generated.RuleInfo, error) {
+func (s *Rules) RulesPropose(ctx context.Context, a *generated.RulesProposeArgs) (*generated.RuleInfo, error) {
 	if a.Withdraw {
 		if a.Rule != nil || a.ID == nil {
 			return nil, errors.New("withdraw takes the name of your pending proposal in id, and no rule")
@@ -337,7 +354,7 @@ func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArg
 	if err := s.refuseKeptRule(ctx, r); err != nil {
 		return nil, err
 	}
-	r.State, r.ProposedBy, r.LastActed = rules.Pending, clientName(ctx), ""
+	r.State, r.ProposedBy, r.LastActed = rules.Pending, kit.ClientName(ctx), ""
 	if r.ProposedBy == "" {
 		r.ProposedBy = "an agent"
 	}
@@ -363,8 +380,8 @@ func (s *Service) RulesPropose(ctx context.Context, a *generated.RulesProposeArg
 
 // changeRule applies change to the rule called name, refusing a hidden one; change may
 // move it (to a new index) or remove it (state "").
-func (s *Service) changeRule(ctx context.Context, name string, change func(all []generated.Rule, i int) ([]generated.Rule, error)) (*generated.RuleInfo, error) {
-	visible, err := s.visibleNames(ctx)
+func (s *Rules) changeRule(ctx context.Context, name string, change func(all []generated.Rule, i int) ([]generated.Rule, error)) (*generated.RuleInfo, error) {
+	visible, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -406,8 +423,8 @@ func (s *Service) changeRule(ctx context.Context, name string, change func(all [
 }
 
 // withdraw removes a pending proposal of this client.
-func (s *Service) withdraw(ctx context.Context, name string) (*generated.RuleInfo, error) {
-	client := clientName(ctx)
+func (s *Rules) withdraw(ctx context.Context, name string) (*generated.RuleInfo, error) {
+	client := kit.ClientName(ctx)
 	return s.changeRule(ctx, name, func(all []generated.Rule, i int) ([]generated.Rule, error) {
 		r := all[i]
 		if r.State != rules.Pending || r.ProposedBy != client {
@@ -419,7 +436,7 @@ func (s *Service) withdraw(ctx context.Context, name string) (*generated.RuleInf
 
 // RulesUpdate implements rules_update: approving (pending to enabled), rejecting (pending
 // to rejected), enabling and disabling an approved rule, and moving a rule in the run order.
-func (s *Service) RulesUpdate(ctx context.Context, a *generated.RulesUpdateArgs) (*generated.RuleInfo, error) {
+func (s *Rules) RulesUpdate(ctx context.Context, a *generated.RulesUpdateArgs) (*generated.RuleInfo, error) {
 	if a.State == nil && a.Position == nil {
 		return nil, errors.New("give state (enabled, disabled or rejected), position, or both")
 	}
@@ -465,40 +482,13 @@ func setState(ctx context.Context, r *generated.Rule, to string) error {
 	return nil
 }
 
-// planOf turns a rule's actions into one plan of act: flags first, then at
-// most one move. A forward is not part of it.
-func (s *Service) planOf(r generated.Rule) plan {
-	p := plan{tool: generated.ToolRulesApplyExisting, what: "rule " + r.Name + ": " + strings.Join(describe(r.Actions), ", ")}
-	for _, a := range r.Actions {
-		switch a.Do {
-		case "archive":
-			p.dest = s.roleDest(source.RoleArchive, "Archive", "archive_folder")
-		case "move":
-			folder := a.Folder
-			p.dest = func(ctx context.Context, st *store.Store, t *store.Target) (*store.FolderRef, error) {
-				return st.FindFolder(ctx, t.Account, folder)
-			}
-		case "junk":
-			p.add = append(p.add, kwJunk)
-			p.dest = s.roleDest(source.RoleJunk, "Junk", "")
-		case "delete":
-			p.backup = true
-			p.dest = s.roleDest(source.RoleTrash, "Trash", "")
-		case "mark_read":
-			p.add = append(p.add, `\Seen`)
-		case "mark_unread":
-			p.remove = append(p.remove, `\Seen`)
-		case "flag":
-			p.add = append(p.add, `\Flagged`)
-		case "unflag":
-			p.remove = append(p.remove, `\Flagged`)
-		}
-	}
-	return p
+// planOf turns a rule's actions into one plan of act, logged as tool's (actions.RulePlan).
+func (s *Rules) planOf(r generated.Rule, tool string) actions.Plan {
+	return s.Actions.RulePlan(tool, "rule "+r.Name+": "+strings.Join(describe(r.Actions), ", "), r.Actions)
 }
 
 // RulesApplyExisting implements rules_apply_existing.
-func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesApplyExistingArgs) (*generated.ActionResult, error) {
+func (s *Rules) RulesApplyExisting(ctx context.Context, a *generated.RulesApplyExistingArgs) (*generated.ActionResult, error) {
 	all, err := s.loadRules()
 	if err != nil {
 		return nil, err
@@ -526,7 +516,7 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 		return nil, fmt.Errorf("rule %q: %v", r.Name, err)
 	}
 	f := rules.Filter(r, q, base)
-	f.Limit = maxActed
+	f.Limit = actions.MaxActed
 	rows, more, err := st.Messages(ctx, f)
 	if err != nil {
 		return nil, err
@@ -535,28 +525,28 @@ func (s *Service) RulesApplyExisting(ctx context.Context, a *generated.RulesAppl
 		return nil, fmt.Errorf("rule %q matches no stored message in %s, so nothing would change", r.Name, a.Folder)
 	}
 	if more {
-		return nil, fmt.Errorf("rule %q matches more than %d stored messages in %s; one action takes at most %d, so narrow the rule or run it folder by folder", r.Name, maxActed, a.Folder, maxActed)
+		return nil, fmt.Errorf("rule %q matches more than %d stored messages in %s; one action takes at most %d, so narrow the rule or run it folder by folder", r.Name, actions.MaxActed, a.Folder, actions.MaxActed)
 	}
 	ids := make([]string, len(rows))
 	for i, row := range rows {
 		ids[i] = store.EncodeID(row.ID)
 	}
-	return s.act(ctx, ids, nil, a.DryRun, s.planOf(r))
+	return s.Actions.Act(ctx, ids, nil, a.DryRun, s.planOf(r, generated.ToolRulesApplyExisting))
 }
 
 // refuseKeptRule refuses a proposed rule whose stored matches are all kept from agents by
 // the person's projects: such a rule would act only inside a closed project. A rule that
 // matches nothing yet, or some shown message, may be proposed. The answer says no more.
-func (s *Service) refuseKeptRule(ctx context.Context, r generated.Rule) error {
-	acc, err := s.access(ctx)
+func (s *Rules) refuseKeptRule(ctx context.Context, r generated.Rule) error {
+	acc, err := s.Access(ctx)
 	if err != nil || !acc.Active() {
 		return err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return err
 	}
-	accts, err := s.visibleNames(ctx)
+	accts, err := s.VisibleNames(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package tools
+package calwrite
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 
 // taskTarget reads the task an id names, with what writing it takes; a kept one is
 // as missing.
-func (s *Service) taskTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, error) {
+func (s *CalWrite) taskTarget(ctx context.Context, acc *kit.Access, id string) (*davObject, error) {
 	n, ok := calendars.ParseObjectID(id, 't')
 	if !ok {
 		return nil, calendars.ErrNoTask
@@ -38,11 +38,11 @@ func (s *Service) taskTarget(ctx context.Context, acc *kit.Access, id string) (*
 	if calendars.KeepsObject(acc, projects.Task, o, c) {
 		return nil, calendars.ErrNoTask
 	}
-	acct, err := s.writeAccount(ctx, c, "task list")
+	acct, err := s.WriteAccount(ctx, c, "task list")
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func taskLines(v calendars.View, c *store.Collection, text string, changed []str
 }
 
 // taskWritten completes a write's answer: its action id, and the task as now stored.
-func (s *Service) taskWritten(ctx context.Context, res *generated.TaskWritten, o *store.Object, c *store.Collection, warn, actionID string) *generated.TaskWritten {
+func (s *CalWrite) taskWritten(ctx context.Context, res *generated.TaskWritten, o *store.Object, c *store.Collection, warn, actionID string) *generated.TaskWritten {
 	res.ActionID, res.Warning = actionID, warn
 	if o == nil {
 		return res
@@ -219,8 +219,8 @@ func (s *Service) taskWritten(ctx context.Context, res *generated.TaskWritten, o
 }
 
 // TaskCreate implements task_create.
-func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (*generated.TaskWritten, error) {
-	acc, err := s.access(ctx)
+func (s *CalWrite) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (*generated.TaskWritten, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -286,8 +286,8 @@ func (s *Service) TaskCreate(ctx context.Context, a *generated.TaskCreateArgs) (
 }
 
 // taskChange does te to the task id (with dryRun, shows what it would store).
-func (s *Service) taskChange(ctx context.Context, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
-	acc, err := s.access(ctx)
+func (s *CalWrite) taskChange(ctx context.Context, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ func (s *Service) taskChange(ctx context.Context, id, tool, what, outcome string
 	return res, calendars.MissingFor(acc, err)
 }
 
-func (s *Service) taskChangeAs(ctx context.Context, acc *kit.Access, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
+func (s *CalWrite) taskChangeAs(ctx context.Context, acc *kit.Access, id, tool, what, outcome string, te taskEdit, dryRun bool) (*generated.TaskWritten, error) {
 	w, err := s.taskTarget(ctx, acc, id)
 	if err != nil {
 		return nil, err
@@ -330,7 +330,7 @@ func (s *Service) taskChangeAs(ctx context.Context, acc *kit.Access, id, tool, w
 
 // TaskUpdate implements task_update: the fields given, and a status, which completes
 // a task (completed), reopens it (needs-action) or sets it as given.
-func (s *Service) TaskUpdate(ctx context.Context, a *generated.TaskUpdateArgs) (*generated.TaskWritten, error) {
+func (s *CalWrite) TaskUpdate(ctx context.Context, a *generated.TaskUpdateArgs) (*generated.TaskWritten, error) {
 	te := taskEdit{summary: a.Summary, due: a.Due, description: a.Description, priority: a.Priority}
 	fields := len(te.names()) > 0
 	what, outcome := "change the task", "updated"
@@ -359,8 +359,8 @@ func (s *Service) TaskUpdate(ctx context.Context, a *generated.TaskUpdateArgs) (
 }
 
 // TaskDelete implements task_delete.
-func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
-	acc, err := s.access(ctx)
+func (s *CalWrite) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +368,7 @@ func (s *Service) TaskDelete(ctx context.Context, a *generated.TaskDeleteArgs) (
 	return res, calendars.MissingFor(acc, err)
 }
 
-func (s *Service) taskDelete(ctx context.Context, acc *kit.Access, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
+func (s *CalWrite) taskDelete(ctx context.Context, acc *kit.Access, a *generated.TaskDeleteArgs) (*generated.TaskWritten, error) {
 	w, err := s.taskTarget(ctx, acc, a.ID)
 	if err != nil {
 		return nil, err

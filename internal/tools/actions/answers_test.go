@@ -1,4 +1,4 @@
-package tools
+package actions
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func TestShortAnswerHostile(t *testing.T) {
 			})
 		}
 		res := &generated.ActionResult{ActionID: "a7", Action: "move to " + long[:min(len(long), 500)]}
-		if err := (&Service{}).shortAnswer(context.Background(), nil, res, rows, nil); err != nil {
+		if err := (&Actions{}).shortAnswer(context.Background(), nil, res, rows, nil); err != nil {
 			t.Fatal(err)
 		}
 		n := AnswerSize(res)

@@ -1,4 +1,4 @@
-package tools
+package mailrules
 
 import (
 	"context"
@@ -41,14 +41,14 @@ type SievePlan struct {
 // PlanSievePush translates the enabled rules that apply to account (theirs
 // and every account's) for its server's Sieve, has the server check the
 // script, and says what pushing it would do, changing nothing.
-func (s *Service) PlanSievePush(ctx context.Context, account string) (*SievePlan, error) {
+func (s *Rules) PlanSievePush(ctx context.Context, account string) (*SievePlan, error) {
 	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	return s.planSievePush(ctx, account, nil)
 }
 
 // planSievePush is PlanSievePush; allow, when set, refuses an enabled rule
 // of the account before anything is read from the server.
-func (s *Service) planSievePush(ctx context.Context, account string, allow func(generated.Rule) error) (*SievePlan, error) {
+func (s *Rules) planSievePush(ctx context.Context, account string, allow func(generated.Rule) error) (*SievePlan, error) {
 	acct, err := s.sieveAccount(ctx, account)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (s *Service) planSievePush(ctx context.Context, account string, allow func(
 		}
 	}
 	opt := sieve.Options{Account: acct.Name, ForwardAllowed: cfg.SendAllowed, Folders: map[string]string{}}
-	if st, err := s.store(ctx); err == nil {
+	if st, err := s.Store(ctx); err == nil {
 		s.sieveFolders(ctx, st, acct, &opt)
 	}
 	sc, err := openScripts(ctx, acct)
@@ -101,8 +101,8 @@ func (s *Service) planSievePush(ctx context.Context, account string, allow func(
 
 // sieveAccount is the visible account called name, if its kind has a server
 // that can hold Sieve scripts.
-func (s *Service) sieveAccount(ctx context.Context, name string) (config.Account, error) {
-	accts, err := s.visible(ctx)
+func (s *Rules) sieveAccount(ctx context.Context, name string) (config.Account, error) {
+	accts, err := s.Visible(ctx)
 	if err != nil {
 		return config.Account{}, err
 	}
@@ -133,7 +133,7 @@ func (s *Service) sieveAccount(ctx context.Context, name string) (config.Account
 // sieveFolders fills opt's folders from the store: archive, junk and Trash
 // by their role (archive also by the account's archive_folder), as the mail
 // tools find them, and a move's folder by its name, as the server spells it.
-func (s *Service) sieveFolders(ctx context.Context, st *store.Store, acct config.Account, opt *sieve.Options) {
+func (s *Rules) sieveFolders(ctx context.Context, st *store.Store, acct config.Account, opt *sieve.Options) {
 	for _, role := range []string{source.RoleArchive, source.RoleJunk, source.RoleTrash} {
 		if f, err := st.RoleFolder(ctx, acct.Name, role); err == nil && f != nil {
 			opt.Folders[role] = f.Name
@@ -164,7 +164,7 @@ func openScripts(ctx context.Context, acct config.Account) (*imap.Scripts, error
 
 // PushSieve stores p's script on the server of p's account and makes it run
 // beside the person's scripts (sieve.Push).
-func (s *Service) PushSieve(ctx context.Context, p *SievePlan) (*generated.SievePush, error) {
+func (s *Rules) PushSieve(ctx context.Context, p *SievePlan) (*generated.SievePush, error) {
 	ctx = s.OpenView(ctx) // not a tool: it opens its own view
 	sc, err := openScripts(ctx, p.acct)
 	if err != nil {
@@ -181,7 +181,7 @@ func (s *Service) PushSieve(ctx context.Context, p *SievePlan) (*generated.Sieve
 	if done.Outcome == sieve.Activated || done.Outcome == sieve.AlreadyActive || done.Outcome == sieve.Included {
 		running = p.onServer
 	}
-	if st, err := s.store(ctx); err == nil {
+	if st, err := s.Store(ctx); err == nil {
 		if err := rules.SetOnServer(ctx, st, p.Account, running); err != nil {
 			return nil, fmt.Errorf("the script is on the server, but postern could not note it (%v); until it can, a forward rule may be sent twice: run postern rules push again", err)
 		}
@@ -204,7 +204,7 @@ func localRules(sk []sieve.Skipped) []generated.SieveLocal {
 // RulesPush implements rules_push and rules_push_commit. A rule that looks
 // at headers or body words needs their scopes here: the preview shows the
 // script whole, and the script holds those words.
-func (s *Service) RulesPush(ctx context.Context, a *generated.RulesPushArgs) (*generated.Action, error) {
+func (s *Rules) RulesPush(ctx context.Context, a *generated.RulesPushArgs) (*generated.Action, error) {
 	p, err := s.planSievePush(ctx, a.ID, func(r generated.Rule) error {
 		return needScopes(ctx, r, "pushed to the server here")
 	})

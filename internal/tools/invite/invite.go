@@ -1,4 +1,6 @@
-package tools
+// Package invite serves the tools of catalog/calendar_invite.yaml: answering a meeting
+// invitation received by mail (calendar_respond), and what mail_show shows of one.
+package invite
 
 import (
 	"context"
@@ -33,9 +35,20 @@ import (
 // the person's calendar copy. The commit sends the REPLY once, keeps a copy in Sent, then puts
 // the event in the calendar with If-None-Match (new) or If-Match (the UID already there) and
 // stores what the server then holds; what fails after the send is a warning, never a retry.
-// The person's projects: a kept message is as missing (Service.message); an invitation whose
+// The person's projects: a kept message is as missing (mail.Mail.Message); an invitation whose
 // event is kept (tied to a closed project, or its copy's calendar kept) is not answered, and
 // mail_show says nothing of a kept calendar copy.
+
+// Invite implements generated.CalendarInviteHandlers.
+type Invite struct {
+	*kit.Kit
+	// Mail finds the message, sends the answer and keeps its copy; Calendars finds the
+	// calendar the event goes to.
+	Mail      *mail.Mail
+	Calendars *calendars.Calendars
+}
+
+var _ generated.CalendarInviteHandlers = (*Invite)(nil)
 
 // invProdID names postern as the maker of what it writes.
 const invProdID = "-//postern//" + generated.ToolCalendarRespond + "//EN"
@@ -48,7 +61,7 @@ var invAnswers = map[string]struct{ partstat, word, subject string }{
 }
 
 // CalendarRespond implements calendar_respond and calendar_respond_commit.
-func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarRespondArgs) (*generated.Action, error) {
+func (s *Invite) CalendarRespond(ctx context.Context, a *generated.CalendarRespondArgs) (*generated.Action, error) {
 	if !kit.HasScope(ctx, generated.ScopeCalendarWrite) {
 		return nil, errors.New(generated.ToolCalendarRespond + " writes the person's calendar as well as sending the reply, so it needs the scope " +
 			strconv.Quote(generated.ScopeCalendarWrite) + " besides " + strconv.Quote(generated.ScopeMailSend) + ", which this connection was not granted; ask the person to grant " + generated.ScopeCalendarWrite)
@@ -57,7 +70,7 @@ func (s *Service) CalendarRespond(ctx context.Context, a *generated.CalendarResp
 	if !ok {
 		return nil, errors.New("answer is accept, tentative or decline")
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -216,12 +229,12 @@ func (t *invTarget) key() *invTargetKey {
 // decline and the event is in no calendar).
 // Calendars the person's projects keep are never listed, and are chosen only when named or
 // when they hold the event already (the answer is then refused: refuseInvitation).
-func (s *Service) calendarTarget(ctx context.Context, acc *kit.Access, name *string, own []string, iv *calendar.Invite, partstat string) (*invTarget, string, error) {
+func (s *Invite) calendarTarget(ctx context.Context, acc *kit.Access, name *string, own []string, iv *calendar.Invite, partstat string) (*invTarget, string, error) {
 	st, cs, err := s.Calendars.Collections(ctx, store.KindCalendar)
 	if err != nil {
 		return nil, "", err
 	}
-	accts, err := s.visible(ctx)
+	accts, err := s.Visible(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -309,7 +322,7 @@ func (s *Service) calendarTarget(ctx context.Context, acc *kit.Access, name *str
 }
 
 // respond is the commit: the REPLY sent once, its copy kept in Sent, then the calendar copy.
-func (s *Service) respond(ctx context.Context, acct config.Account, cm compose.CalendarMessage, iv *calendar.Invite, partstat, word string, tgt *invTarget, note string) (*generated.InvitationAnswer, error) {
+func (s *Invite) respond(ctx context.Context, acct config.Account, cm compose.CalendarMessage, iv *calendar.Invite, partstat, word string, tgt *invTarget, note string) (*generated.InvitationAnswer, error) {
 	cm.Date = time.Now()
 	cm.MessageID = compose.NewMessageID(cm.From)
 	ics, err := iv.Reply(partstat, cm.Date)
@@ -353,7 +366,7 @@ var invSafeName = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,120}$`)
 // putCopy writes the person's copy of the event (If-None-Match for a new object, If-Match
 // with the ETag just read for one already there) and stores what the server then holds. It
 // returns the event's id.
-func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *calendar.Invite, partstat string) (string, error) {
+func (s *Invite) putCopy(ctx context.Context, t *invTarget, iv *calendar.Invite, partstat string) (string, error) {
 	cl, err := caldav.ClientFor(ctx, t.acct, t.coll)
 	if err != nil {
 		return "", err
@@ -402,7 +415,7 @@ func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *calendar.Invite
 	if err := caldav.Fill(o); err != nil {
 		return "", err
 	}
-	st, err := s.store(ctx)
+	st, err := s.Store(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -412,9 +425,9 @@ func (s *Service) putCopy(ctx context.Context, t *invTarget, iv *calendar.Invite
 	return "e" + strconv.FormatInt(o.ID, 36), nil
 }
 
-// invitationView is what mail_show shows of the invitation r carries, from its stored
+// InvitationView is what mail_show shows of the invitation r carries, from its stored
 // iCalendar text and the person's calendar copy, if any.
-func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Body) *generated.Invitation {
+func (s *Invite) InvitationView(ctx context.Context, r *store.Row, b *store.Body) *generated.Invitation {
 	inv := &generated.Invitation{Method: r.Invitation}
 	if b.Calendar == "" {
 		inv.Problem = "The invitation's calendar part was not kept (synced before postern kept them)."
@@ -462,7 +475,7 @@ func (s *Service) invitationView(ctx context.Context, r *store.Row, b *store.Bod
 	if r.InvitationUID == "" {
 		return inv
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return inv
 	}

@@ -1,4 +1,4 @@
-package tools
+package actions
 
 import (
 	"cmp"
@@ -123,7 +123,7 @@ func fitRows(rows []generated.ActionRow, budget, max int) int {
 // are not shown, res gets a next_cursor for mail_actions: the rows are those of res.ActionID
 // (logged with them), or, when res has none (a dry run, an act that changed nothing), they
 // are kept as a preview, meta's tool, what, client and accounts, whose id res then gives.
-func (s *Service) shortAnswer(ctx context.Context, st *store.Store, res *generated.ActionResult, rows []answerRow, meta *store.Action) error {
+func (s *Actions) shortAnswer(ctx context.Context, st *store.Store, res *generated.ActionResult, rows []answerRow, meta *store.Action) error {
 	all := make([]generated.ActionRow, len(rows))
 	for i, r := range rows {
 		all[i] = r.row
@@ -235,7 +235,7 @@ func itemRows(act *store.Action) []store.LoggedRow {
 
 // MailActions implements mail_actions: the log, with action_id a page of one action's rows,
 // or with backups a page of the kept backups (backups.go).
-func (s *Service) MailActions(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
+func (s *Actions) MailActions(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
 	switch {
 	case a.Backups && a.ActionID != nil:
 		return nil, errors.New("give either backups or action_id, not both: an action's rows are not backups")
@@ -253,12 +253,12 @@ func (s *Service) MailActions(ctx context.Context, a *generated.MailActionsArgs)
 // actionRows is a page of one action's rows: in order, from the cursor, at most limit and
 // about SmallAnswer bytes; rows of messages the person's projects now keep are left out
 // (and counted).
-func (s *Service) actionRows(ctx context.Context, id string, cursor *string, limit int) (*generated.ActionList, error) {
+func (s *Actions) actionRows(ctx context.Context, id string, cursor *string, limit int) (*generated.ActionList, error) {
 	st, act, err := s.loggedAction(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +320,7 @@ func deref0(p *int) int {
 }
 
 // keptRows says which rows are of a message or backup the person's projects keep from agents.
-func (s *Service) keptRows(ctx context.Context, st *store.Store, acc *kit.Access, rows []store.LoggedRow) ([]bool, error) {
+func (s *Actions) keptRows(ctx context.Context, st *store.Store, acc *kit.Access, rows []store.LoggedRow) ([]bool, error) {
 	kept := make([]bool, len(rows))
 	if !acc.Active() {
 		return kept, nil
@@ -377,8 +377,8 @@ func actionInfo(act *store.Action) generated.ActionInfo {
 }
 
 // actionLog is a page of the log, newest first, at most limit actions and about SmallAnswer bytes.
-func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
-	st, err := s.store(ctx)
+func (s *Actions) actionLog(ctx context.Context, a *generated.MailActionsArgs) (*generated.ActionList, error) {
+	st, err := s.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -389,11 +389,11 @@ func (s *Service) actionLog(ctx context.Context, a *generated.MailActionsArgs) (
 	if isRowCursor(before) {
 		return nil, errors.New("this cursor pages one action's rows; pass it with that action's action_id")
 	}
-	visible, err := s.visibleNames(ctx)
+	visible, err := s.VisibleNames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := s.access(ctx)
+	acc, err := s.Access(ctx)
 	if err != nil {
 		return nil, err
 	}
