@@ -14,6 +14,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/testing/toolstest"
 	"github.com/postern-mcp/postern/internal/tools"
 )
 
@@ -126,7 +127,7 @@ func projectCalendars(t *testing.T) (*mailbox, map[string]int64, func(string)) {
 			t.Fatal(err)
 		}
 	}
-	return &mailbox{t: t, reg: reg, era: "legacy"}, objects, projects
+	return &mailbox{&toolstest.Mailbox{T: t, Reg: reg, Era: "legacy"}}, objects, projects
 }
 
 // acmeProject is the project acme: a calendar, a task list, an address book, its
@@ -403,11 +404,11 @@ func TestStatusWarningsKept(t *testing.T) {
 	if got := warnings(); strings.Contains(strings.ToLower(got), projectWord) || !strings.Contains(got, "Work: bad.ics") {
 		t.Fatalf("an agent's status with acme closed: %s", got)
 	}
-	m.era = ""
+	m.Era = ""
 	if got := warnings(); !strings.Contains(strings.ToLower(got), projectWord) || !strings.Contains(got, "Work: bad.ics") {
 		t.Fatalf("the terminal's status: %s", got)
 	}
-	m.era = "legacy"
+	m.Era = "legacy"
 	projects(acmeProject(true))
 	if got := warnings(); !strings.Contains(strings.ToLower(got), projectWord) {
 		t.Fatalf("an agent's status with acme open: %s", got)

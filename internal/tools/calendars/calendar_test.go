@@ -14,6 +14,7 @@ import (
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/store"
+	"github.com/postern-mcp/postern/internal/testing/toolstest"
 	"github.com/postern-mcp/postern/internal/tools"
 )
 
@@ -165,7 +166,7 @@ func calendarTools(t *testing.T, only ...string) (*mailbox, map[string]int64) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close(); svc.Close() })
-	return &mailbox{t: t, reg: reg}, objects
+	return &mailbox{&toolstest.Mailbox{T: t, Reg: reg}}, objects
 }
 
 func rows(sc map[string]any, key string) []map[string]any {

@@ -36,7 +36,7 @@ func TestRuleProposedWaitsForThePerson(t *testing.T) {
 		t.Errorf("rules_test: want the one action, flag: %s", text)
 	}
 
-	m.era = "legacy" // an agent
+	m.Era = "legacy" // an agent
 	sc, text = m.must("read,rules:propose", generated.ToolRulesPropose, map[string]any{"rule": rule})
 	if r, _ := sc["rule"].(map[string]any); r == nil || r["state"] != "pending" {
 		t.Fatalf("rules_propose: want a pending rule: %s", text)
@@ -49,7 +49,7 @@ func TestRuleProposedWaitsForThePerson(t *testing.T) {
 	if sc["messages"] != float64(3) || sc["matched"] != float64(0) || len(rows(sc, "rules")) != 0 {
 		t.Fatalf("rules_coverage with only a pending rule: want 3 messages, none matched: %s", text)
 	}
-	m.era = "" // the person, at the terminal
+	m.Era = "" // the person, at the terminal
 	sc, text = m.must("read,rules:write", generated.ToolRulesUpdate, map[string]any{"id": "Receipts", "state": "enabled"})
 	if sc["rule"].(map[string]any)["state"] != "enabled" {
 		t.Fatalf("rules_update: want enabled: %s", text)
@@ -63,7 +63,7 @@ func TestRuleProposedWaitsForThePerson(t *testing.T) {
 		t.Errorf("rules_coverage: want ann as the one sender no rule matches: %s", text)
 	}
 
-	m.era = "legacy"
+	m.Era = "legacy"
 	fwd := map[string]any{"name": "Lunch", "match": "subject:lunch", "actions": []any{map[string]any{"do": "forward", "to": "x@elsewhere.example"}}}
 	m.must("read,rules:propose", generated.ToolRulesPropose, map[string]any{"rule": fwd})
 	sc, text = m.must("read,rules:write", generated.ToolRulesUpdate, map[string]any{"id": "Lunch", "state": "enabled"})

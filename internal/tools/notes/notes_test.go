@@ -15,6 +15,7 @@ import (
 	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
+	"github.com/postern-mcp/postern/internal/testing/toolstest"
 	"github.com/postern-mcp/postern/internal/tools"
 )
 
@@ -49,17 +50,17 @@ func newNotesBox(t *testing.T) *notesBox {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close(); svc.Close() })
-	b.mailbox = &mailbox{t: t, reg: reg}
+	b.mailbox = &mailbox{&toolstest.Mailbox{T: t, Reg: reg}}
 	b.svc = svc
 	return b
 }
 
 func (b *notesBox) write(rel, text string) {
-	b.t.Helper()
+	b.T.Helper()
 	p := filepath.Join(b.root, filepath.FromSlash(rel))
 	os.MkdirAll(filepath.Dir(p), 0o700)
 	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		b.t.Fatal(err)
+		b.T.Fatal(err)
 	}
 }
 
