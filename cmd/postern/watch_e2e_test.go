@@ -85,6 +85,9 @@ func (h *watchHome) serve(t *testing.T, ctx context.Context, opts *mcp.ClientOpt
 	cmd.Env = h.env
 	ws := &watchServer{cmd: cmd, stderr: &lockedBuffer{}}
 	cmd.Stderr = ws.stderr
+	// Wait returns once the server is gone even when its stderr pipe stays open a while (CI
+	// saw a killed server's Wait block for ten minutes on the copy of its stderr).
+	cmd.WaitDelay = 5 * time.Second
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-watch", Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
