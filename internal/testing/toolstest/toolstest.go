@@ -11,15 +11,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/postern-mcp/postern/generated"
 	"github.com/postern-mcp/postern/internal/config"
 	"github.com/postern-mcp/postern/internal/dispatch"
 	"github.com/postern-mcp/postern/internal/mailsync"
+	"github.com/postern-mcp/postern/internal/source/maildir"
 	"github.com/postern-mcp/postern/internal/store"
 	"github.com/postern-mcp/postern/internal/tools"
 )
 
 // Bodies is the grant that reads message text.
-const Bodies = "read,read:bodies"
+const Bodies = generated.ScopeRead + "," + generated.ScopeReadBodies
 
 // Mailbox is the real tools behind the real dispatch.
 type Mailbox struct {
@@ -98,7 +100,7 @@ func New(t *testing.T, msgs map[string]string) *Mailbox {
 		}
 	}
 	cfg := filepath.Join(dir, "config.toml")
-	acct := config.Account{Name: "local", Kind: "maildir", Path: md, Address: "sam@example.com"}
+	acct := config.Account{Name: "local", Kind: maildir.KindName, Path: md, Address: "sam@example.com"}
 	if err := config.AddAccount(cfg, acct); err != nil {
 		t.Fatal(err)
 	}
