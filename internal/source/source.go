@@ -22,7 +22,8 @@ type Source interface {
 }
 
 // Open makes the Source of an account from the kind's settings of it; a kind's package
-// provides one for the table. Its error is SettingsOf's: a field of another kind.
+// provides one for the table. Its error is SettingsOf's (none today: a field of another kind
+// is ignored, and config.Notices says so).
 type Open func(config.Account) (Source, error)
 
 // Remote is a Source whose mail lives on a server that postern may write to.

@@ -66,7 +66,8 @@ type Settings struct {
 	Path string `toml:"path"`
 }
 
-// SettingsOf is the settings of a configured account; a field of another kind is refused.
+// SettingsOf is the settings of a configured account; a field of another kind is ignored
+// (config.Notices says so).
 func SettingsOf(a config.Account) (Settings, error) {
 	var s Settings
 	err := source.Settle(a, noun, &s)

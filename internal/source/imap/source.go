@@ -43,7 +43,7 @@ type Account struct {
 }
 
 // FromConfig turns a configured account into what the package needs; the password comes from
-// the account's password command, run at each connection. A field of another kind is refused.
+// the account's password command, run at each connection. A field of another kind is ignored.
 func FromConfig(a config.Account) (Account, error) {
 	s, err := SettingsOf(a)
 	if err != nil {
